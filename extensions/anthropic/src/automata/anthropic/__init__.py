@@ -1,0 +1,1 @@
+"""Anthropic (Claude) provider for automata."""

@@ -1,0 +1,1 @@
+"""OpenAI Chat Completions provider for automata (and compatible servers)."""

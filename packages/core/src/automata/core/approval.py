@@ -1,0 +1,40 @@
+"""Approvals: a gate every tool call passes before it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from automata.core.blocks import ToolUseBlock
+from automata.core.tools import ToolContext
+
+__all__ = ["Approval", "Approver"]
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """An approver's decision on one call."""
+
+    allowed: bool
+    reason: str = ""
+
+    @classmethod
+    def allow(cls) -> Approval:
+        return cls(allowed=True)
+
+    @classmethod
+    def deny(cls, reason: str = "denied") -> Approval:
+        """Refuse the call; the model sees `denied: <reason>` and the run goes on."""
+        return cls(allowed=False, reason=reason or "denied")
+
+
+class Approver(Protocol):
+    """Decides whether a tool call may run.
+
+    Called after the call's budget is reserved and before it runs, concurrently for the
+    calls of one batch. Raising aborts the whole batch: this call's result becomes
+    `aborted: <error>`, unfinished siblings get `canceled: tool batch aborted: <error>`,
+    and the run fails with `ToolBatchAbortedError` after committing those results.
+    """
+
+    async def __call__(self, call: ToolUseBlock, context: ToolContext) -> Approval: ...

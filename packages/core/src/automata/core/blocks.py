@@ -1,0 +1,220 @@
+"""Block-based messages: the one conversation model every provider maps onto.
+
+A `Message` is a role plus an ordered tuple of blocks. The block set is a superset of
+what any single provider exposes, so nothing is flattened on the way through: thinking
+keeps its signature, tool results keep their error flag and rich content, and any block
+the core does not know travels as a `RawBlock` exactly as the provider produced it.
+
+Guarantee: `load_messages(dump_messages(messages)) == messages` for every transcript.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PlainSerializer,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+from automata.core.errors import TranscriptError
+
+__all__ = [
+    "Block",
+    "ImageBlock",
+    "Message",
+    "RawBlock",
+    "Role",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "dump_messages",
+    "load_messages",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+def _decode_base64(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"image data is not valid base64: {exc}") from None
+    return value
+
+
+Base64Data = Annotated[
+    bytes,
+    BeforeValidator(_decode_base64),
+    PlainSerializer(lambda b: base64.b64encode(b).decode("ascii"), return_type=str),
+]
+"""Raw bytes in Python; standard base64 text in JSON (and when given a `str`)."""
+
+
+class TextBlock(BaseModel):
+    """Plain text written by a user, the model, or a tool."""
+
+    model_config = _FROZEN
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingBlock(BaseModel):
+    """The model's reasoning. `signature` is the provider's proof of origin; it is kept
+    verbatim so the block can be replayed to the provider that signed it."""
+
+    model_config = _FROZEN
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str = ""
+
+
+class ToolUseBlock(BaseModel):
+    """A call the model asks for: `id` pairs it with its `ToolResultBlock`."""
+
+    model_config = _FROZEN
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, JsonValue]
+
+
+class ImageBlock(BaseModel):
+    """An image, inline (`data` with `media_type`) or by reference (`url`).
+
+    Exactly one of `data` and `url` is set.
+    """
+
+    model_config = _FROZEN
+    type: Literal["image"] = "image"
+    media_type: str = ""
+    data: Base64Data | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_source(self) -> ImageBlock:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("an image needs exactly one of data or url")
+        if self.data is not None and not self.media_type:
+            raise ValueError("inline image data needs a media_type")
+        return self
+
+
+class RawBlock(BaseModel):
+    """A block the core does not model, kept as the provider produced it.
+
+    `provider` names who made it (e.g. "anthropic"); providers send a raw block back
+    only to themselves, so a conversation can move between vendors safely.
+    """
+
+    model_config = _FROZEN
+    type: Literal["raw"] = "raw"
+    provider: str
+    data: dict[str, JsonValue]
+
+    @property
+    def kind(self) -> str:
+        """The provider's own type name for this block, or "" if it has none."""
+        kind = self.data.get("type")
+        return kind if isinstance(kind, str) else ""
+
+
+class ToolResultBlock(BaseModel):
+    """The outcome of one tool call, paired with it by `tool_use_id`.
+
+    `content` holds text and image blocks; `is_error` marks a failed call the model
+    should see as such.
+    """
+
+    model_config = _FROZEN
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: tuple[Block, ...] = ()
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        """The text blocks of the result joined by newlines."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+Block: TypeAlias = Annotated[
+    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | RawBlock,
+    Field(discriminator="type"),
+]
+
+ToolResultBlock.model_rebuild()
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+
+
+class Message(BaseModel):
+    """One turn of a conversation: who spoke and what, in order."""
+
+    model_config = _FROZEN
+    role: Role
+    content: tuple[Block, ...] = ()
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        return cls(role="system", content=(TextBlock(text=text),))
+
+    @classmethod
+    def user(cls, content: str | Iterable[Block]) -> Message:
+        """A user message from text or from blocks."""
+        blocks = (TextBlock(text=content),) if isinstance(content, str) else tuple(content)
+        return cls(role="user", content=blocks)
+
+    @classmethod
+    def assistant(cls, content: str | Iterable[Block]) -> Message:
+        """An assistant message from text or from blocks."""
+        blocks = (TextBlock(text=content),) if isinstance(content, str) else tuple(content)
+        return cls(role="assistant", content=blocks)
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined with no separator (how models stream them)."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_calls(self) -> tuple[ToolUseBlock, ...]:
+        """The tool_use blocks of the message, in the model's order."""
+        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+
+
+_TRANSCRIPT = TypeAdapter(list[Message])
+
+
+def dump_messages(messages: Sequence[Message]) -> str:
+    """Serialize a transcript to JSON text that `load_messages` restores exactly."""
+    return _TRANSCRIPT.dump_json(list(messages)).decode("utf-8")
+
+
+def load_messages(data: str | bytes) -> list[Message]:
+    """Restore a transcript written by `dump_messages`.
+
+    Raises `TranscriptError` (naming where it failed) for anything that is not a valid
+    transcript; nothing is partially loaded.
+    """
+    try:
+        return _TRANSCRIPT.validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise TranscriptError(
+            f"invalid transcript at {where or '<root>'}: {first.get('msg', 'invalid')}"
+            f" ({exc.error_count()} error(s))"
+        ) from exc
+

@@ -1,0 +1,118 @@
+"""The typed errors of the library.
+
+Every error raised by a run is an `AutomataError` subclass that carries the run's
+partial `RunResult` as `.result` (filled in as far as the run got): the transcript,
+usage and steps are never lost because a run failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from automata.core.result import RunResult
+
+__all__ = [
+    "AutomataError",
+    "CompletionError",
+    "HookError",
+    "IncompleteResponseError",
+    "InvalidStructuredOutputError",
+    "MaxStepsError",
+    "ProviderError",
+    "RunError",
+    "ToolBatchAbortedError",
+    "ToolDefinitionError",
+    "TranscriptError",
+]
+
+
+class AutomataError(Exception):
+    """Base of every error this library raises on purpose."""
+
+
+class TranscriptError(AutomataError, ValueError):
+    """A persisted or supplied transcript is not valid; nothing was loaded or run."""
+
+
+class ToolDefinitionError(AutomataError, TypeError):
+    """A tool cannot be built or registered (bad signature, duplicate or reserved name)."""
+
+
+class ProviderError(AutomataError):
+    """A provider call failed before producing a usable reply.
+
+    `status` is the vendor's HTTP status when there was one; `retryable` says whether
+    repeating the same request may succeed (rate limits, overload).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.result: RunResult | None = None
+
+
+class RunError(AutomataError):
+    """A run failed. `.result` is the run as far as it got."""
+
+    def __init__(self, message: str, result: RunResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class MaxStepsError(RunError):
+    """The run used its step budget while the model still wanted tools."""
+
+
+class IncompleteResponseError(RunError):
+    """The model's reply is unusable as a whole: the stream broke after content arrived,
+    or the stop reason contradicts the message. Partial content is in `.result`."""
+
+
+class CompletionError(RunError):
+    """The provider ended the turn in a way that is not an answer: content filter,
+    provider-side error, or a stop reason we cannot interpret (`raw_stop_reason`)."""
+
+    def __init__(
+        self, message: str, result: RunResult | None = None, *, raw_stop_reason: str = ""
+    ) -> None:
+        super().__init__(message, result)
+        self.raw_stop_reason = raw_stop_reason
+
+
+class ToolBatchAbortedError(RunError):
+    """The approver (or a tool's own cancellation) aborted a tool batch. Every call of the
+    batch still has a result in the transcript, so the session can continue."""
+
+
+class InvalidStructuredOutputError(RunError):
+    """Typed output never validated. `violations` lists every attempt's problems."""
+
+    def __init__(
+        self, message: str, result: RunResult | None = None, *, violations: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message, result)
+        self.violations = tuple(violations)
+
+
+class HookError(RunError):
+    """Post-run hooks failed after a successful run. The run's result is in `.result`;
+    the hooks' errors are in `.errors` (also chained as `__cause__` for the first)."""
+
+    def __init__(
+        self, message: str, result: RunResult | None, errors: Sequence[BaseException]
+    ) -> None:
+        super().__init__(message, result)
+        self.errors = tuple(errors)

@@ -1,0 +1,73 @@
+"""Stream events: what a streaming run reports, as frozen values.
+
+Every event names the `agent` that produced it and the `invocation_id` of that agent's
+run: a top-level run gets a fresh id; a sub-agent run started by a tool call uses the
+parent's tool-call id, and `agent` is the tool's name. `depth` is 0 at the top level
+and grows by one per nesting level. The ordering contract is in docs/streaming.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from automata.core.blocks import Block, ToolUseBlock
+from automata.core.usage import Usage
+
+__all__ = [
+    "StreamEvent",
+    "TextEvent",
+    "ThinkingEvent",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "UsageEvent",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _EventBase:
+    agent: str
+    invocation_id: str
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextEvent(_EventBase):
+    """A fragment of the model's answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingEvent(_EventBase):
+    """A fragment of the model's reasoning."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallEvent(_EventBase):
+    """The model asked for a tool call (announced before any call of the turn runs)."""
+
+    call: ToolUseBlock
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultEvent(_EventBase):
+    """A tool call finished. `result` is the text view, `blocks` the full content;
+    `error` is the exception the tool raised, if it raised one."""
+
+    call: ToolUseBlock
+    result: str
+    blocks: tuple[Block, ...]
+    is_error: bool
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageEvent(_EventBase):
+    """Tokens one model turn used (at most one per turn, after its text)."""
+
+    usage: Usage
+
+
+StreamEvent = TextEvent | ThinkingEvent | ToolCallEvent | ToolResultEvent | UsageEvent

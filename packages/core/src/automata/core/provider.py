@@ -1,0 +1,114 @@
+"""The provider protocols: how the agent loop talks to a model.
+
+A `Provider` turns a `ModelRequest` into a `ModelResponse`. A `StreamProvider` can also
+stream: it yields `TextDelta` and `ThinkingDelta` items as they arrive and ends with
+exactly one `ModelResponse` carrying the complete message. Providers never mutate the
+request they are given, and never retry once any delta has been yielded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from automata.core.blocks import Message
+from automata.core.options import CallOptions
+from automata.core.stop import StopReason
+from automata.core.usage import Usage
+
+__all__ = [
+    "ModelRequest",
+    "ModelResponse",
+    "OutputSchema",
+    "Provider",
+    "ProviderStreamItem",
+    "StreamProvider",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolSpec",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model is told about a tool: its name, purpose and JSON schema."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OutputSchema:
+    """A JSON schema the reply must follow, for providers with a native schema mode.
+
+    `strict_compatible` says whether the schema fits strict modes (every object closed,
+    every property required)."""
+
+    name: str
+    schema: Mapping[str, Any]
+    strict_compatible: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One provider call. `messages` starts with the system message when there is one."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    options: CallOptions = field(default_factory=CallOptions)
+    output_schema: OutputSchema | None = None
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The text of the leading system message, if any."""
+        if self.messages and self.messages[0].role == "system":
+            return self.messages[0].text
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """A complete model turn.
+
+    `stop_reason` is the mapped reason; `raw_stop_reason` is the provider's own value,
+    kept for diagnostics. `usage` is None when the provider reported none.
+    """
+
+    message: Message
+    stop_reason: StopReason
+    usage: Usage | None = None
+    raw_stop_reason: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A fragment of answer text, in stream order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A fragment of reasoning text, in stream order."""
+
+    text: str
+
+
+ProviderStreamItem = TextDelta | ThinkingDelta | ModelResponse
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """Anything that can complete a `ModelRequest`."""
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+@runtime_checkable
+class StreamProvider(Provider, Protocol):
+    """A provider that can also stream a reply as it is produced."""
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]: ...

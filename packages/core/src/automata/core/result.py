@@ -1,0 +1,35 @@
+"""The outcome of a run, filled in as far as the run got."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from automata.core.blocks import Message
+from automata.core.stop import StopReason
+from automata.core.usage import Usage
+
+__all__ = ["RunResult"]
+
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult(Generic[OutputT]):
+    """What a run produced.
+
+    `output` is the final answer text (or the validated typed value for a typed run);
+    `final_message` the last assistant message; `messages` the whole transcript,
+    system message first; `usage` the sum over this run's provider calls (sub-agents
+    excluded); `steps` the number of provider calls. Also attached to every run error.
+    """
+
+    output: OutputT
+    messages: tuple[Message, ...]
+    final_message: Message | None = None
+    usage: Usage = field(default_factory=Usage)
+    steps: int = 0
+    stop_reason: StopReason = StopReason.END_TURN
+    raw_stop_reason: str = ""
+    agent: str = ""
+    invocation_id: str = ""

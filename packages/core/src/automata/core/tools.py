@@ -1,0 +1,380 @@
+"""Tools: what a model may call, and how a Python function becomes one.
+
+`tool` derives the JSON schema from type hints (`Annotated[T, "description"]`, pydantic
+models, defaults) and the docstring, validates the model's arguments before the function
+runs, runs sync functions off the event loop, and turns whatever the function returns
+into a `ToolResult`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from automata.core.blocks import Block, ImageBlock, TextBlock, ToolUseBlock
+from automata.core.errors import AutomataError, ToolDefinitionError
+
+__all__ = [
+    "InvalidToolArguments",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+    "format_validation_error",
+    "tool",
+]
+
+
+class InvalidToolArguments(AutomataError, ValueError):
+    """The model's arguments do not fit the tool's schema. The loop reports it to the
+    model as a recoverable `invalid args: ...` result; the tool never runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool hands back: ordered text and image blocks, and an error flag."""
+
+    content: tuple[Block, ...] = ()
+    is_error: bool = False
+
+    @classmethod
+    def text(cls, text: str) -> ToolResult:
+        return cls(content=(TextBlock(text=text),))
+
+    @classmethod
+    def blocks(cls, *blocks: Block) -> ToolResult:
+        return cls(content=tuple(blocks))
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        """A failed call the model should see as such (`is_error`)."""
+        return cls(content=(TextBlock(text=message),), is_error=True)
+
+    @classmethod
+    def image(
+        cls,
+        data: bytes | None = None,
+        *,
+        media_type: str = "",
+        url: str | None = None,
+        caption: str | None = None,
+    ) -> ToolResult:
+        """An image inline (`data` + `media_type`) or by `url`, optionally captioned."""
+        image = ImageBlock(media_type=media_type, data=data, url=url)
+        if caption is None:
+            return cls(content=(image,))
+        return cls(content=(TextBlock(text=caption), image))
+
+    def as_text(self) -> str:
+        """The text blocks joined by newlines; images are left out."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Where a tool call runs: the call itself and the run it belongs to.
+
+    A tool function receives it by declaring a parameter annotated `ToolContext`;
+    that parameter never appears in the schema the model sees.
+    """
+
+    call: ToolUseBlock
+    agent: str
+    invocation_id: str
+    depth: int = 0
+    scope: object = field(default=None, repr=False, compare=False)
+    """Run internals (event sink, shared budget) that sub-agent tools pass on."""
+
+
+class Tool(Protocol):
+    """A callable capability offered to the model.
+
+    `execute` receives the model's arguments as parsed JSON. It may raise
+    `InvalidToolArguments` (reported as `invalid args: ...`) or any other exception
+    (reported as an error result with the exception's message); the run goes on.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+    async def execute(
+        self, arguments: Mapping[str, Any], context: ToolContext
+    ) -> ToolResult | str: ...
+
+
+def format_validation_error(error: ValidationError) -> str:
+    """One line per problem: `field.path: message`."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item.get("loc", ())) or "<arguments>"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def to_tool_result(value: object) -> ToolResult:
+    """Turn a tool function's return value into a `ToolResult`.
+
+    Strings are text; `ToolResult` is kept; blocks become content; `None` is empty text;
+    pydantic models and JSON values are serialized to JSON text. Anything else raises
+    `TypeError` naming the type, which the loop reports to the model as an error.
+    """
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult.text(value)
+    if value is None:
+        return ToolResult.text("")
+    if isinstance(value, TextBlock | ImageBlock):
+        return ToolResult(content=(value,))
+    if isinstance(value, BaseModel):
+        return ToolResult.text(value.model_dump_json())
+    if isinstance(value, Sequence) and value and all(
+        isinstance(v, TextBlock | ImageBlock) for v in value
+    ):
+        return ToolResult(content=tuple(cast(Sequence[Block], value)))
+    try:
+        return ToolResult.text(json.dumps(value, ensure_ascii=False, default=_json_default))
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"tool returned a {type(value).__name__}, which cannot be shown to the model; "
+            "return str, ToolResult, blocks, a pydantic model or JSON-serializable data"
+        ) from None
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(type(value).__name__)
+
+
+_DOC_PARAM = re.compile(r"^\s*(?::param\s+)?(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+
+
+def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """The summary (text before any Args/Parameters section) and per-parameter text."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    in_args = False
+    current: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if stripped.lower() in {"args:", "arguments:", "parameters:", "params:"}:
+            in_args = True
+            current = None
+            continue
+        if stripped.startswith(":param "):
+            match = _DOC_PARAM.match(stripped)
+            if match:
+                current = match.group(1)
+                params[current] = match.group(2).strip()
+            continue
+        if stripped.startswith(":") or stripped.lower() in {"returns:", "raises:", "yields:"}:
+            in_args = False
+            current = None
+            continue
+        if in_args:
+            match = _DOC_PARAM.match(line)
+            if match and (len(line) - len(line.lstrip())) <= 4:
+                current = match.group(1)
+                params[current] = match.group(2).strip()
+            elif current and stripped:
+                params[current] += " " + stripped
+            elif not stripped:
+                current = None
+            continue
+        if not params:
+            summary.append(line)
+    return "\n".join(summary).strip(), params
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        out: dict[str, Any] = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: _strip_titles(prop) for name, prop in value.items()}
+            else:
+                out[key] = _strip_titles(value)
+        return out
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema as tools present it: no generated titles."""
+    schema = cast(dict[str, Any], _strip_titles(model.model_json_schema()))
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _is_context_param(annotation: Any) -> bool:
+    return annotation is ToolContext
+
+
+def _is_model_type(annotation: Any) -> bool:
+    return inspect.isclass(annotation) and issubclass(annotation, BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionTool:
+    """A tool backed by a Python function; built by `tool`."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    function: Callable[..., Any] = field(repr=False)
+    arguments_model: type[BaseModel] = field(repr=False)
+    model_parameter: str | None = field(default=None, repr=False)
+    context_parameter: str | None = field(default=None, repr=False)
+    is_async: bool = field(default=False, repr=False)
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
+        try:
+            parsed = self.arguments_model.model_validate(arguments)
+        except ValidationError as exc:
+            raise InvalidToolArguments(format_validation_error(exc)) from None
+        if self.model_parameter is not None:
+            kwargs: dict[str, Any] = {self.model_parameter: parsed}
+        else:
+            kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if self.context_parameter is not None:
+            kwargs[self.context_parameter] = context
+        if self.is_async:
+            value = await self.function(**kwargs)
+        else:
+            value = await asyncio.to_thread(self.function, **kwargs)
+        return to_tool_result(value)
+
+
+def _build_function_tool(
+    function: Callable[..., Any], name: str | None, description: str | None
+) -> FunctionTool:
+    if not callable(function):
+        raise ToolDefinitionError(f"tool needs a function, got {type(function).__name__}")
+    tool_name = name or getattr(function, "__name__", "")
+    if not tool_name or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", tool_name):
+        raise ToolDefinitionError(
+            f"invalid tool name {tool_name!r}: use 1-64 letters, digits, '_' or '-'"
+        )
+    summary, param_docs = _parse_docstring(inspect.getdoc(function))
+    try:
+        hints = get_type_hints(function, include_extras=True)
+    except Exception as exc:
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
+    signature = inspect.signature(function)
+    context_parameter: str | None = None
+    fields: dict[str, Any] = {}
+    for param in signature.parameters.values():
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise ToolDefinitionError(f"tool {tool_name!r}: *args and **kwargs are not supported")
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: positional-only parameter {param.name!r} is not supported"
+            )
+        annotation = hints.get(param.name, Any)
+        if _is_context_param(annotation):
+            context_parameter = param.name
+            continue
+        text = param_docs.get(param.name)
+        if get_origin(annotation) is Annotated:
+            base, *extras = get_args(annotation)
+            described = [e for e in extras if isinstance(e, str)]
+            others = [e for e in extras if not isinstance(e, str)]
+            if described:
+                text = described[0]
+            annotation = Annotated[(base, *others)] if others else base
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=text))
+
+    model_parameter: str | None = None
+    if len(fields) == 1:
+        only, (annotation, _) = next(iter(fields.items()))
+        if _is_model_type(annotation):
+            model_parameter = only
+    if model_parameter is not None:
+        arguments_model = cast(type[BaseModel], fields[model_parameter][0])
+    else:
+        try:
+            arguments_model = create_model(
+                f"{tool_name}_arguments",
+                __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+                **fields,
+            )
+        except Exception as exc:
+            raise ToolDefinitionError(f"tool {tool_name!r}: unsupported parameter: {exc}") from exc
+    try:
+        schema = model_schema(arguments_model)
+    except Exception as exc:
+        raise ToolDefinitionError(f"tool {tool_name!r}: no JSON schema: {exc}") from exc
+    text_description = description if description is not None else summary
+    if not text_description and model_parameter is not None:
+        text_description = inspect.getdoc(arguments_model) or ""
+    return FunctionTool(
+        name=tool_name,
+        description=text_description,
+        input_schema=schema,
+        function=function,
+        arguments_model=arguments_model,
+        model_parameter=model_parameter,
+        context_parameter=context_parameter,
+        is_async=inspect.iscoroutinefunction(function),
+    )
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    function: Callable[..., Any], /, *, name: str | None = None, description: str | None = None
+) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a function: `@tool`, `@tool(name=...)` or `tool(fn, ...)`.
+
+    The name defaults to the function's name and the description to its docstring
+    summary. Parameters become the schema; `Annotated[T, "text"]` or an `Args:` entry
+    in the docstring describes one. A function whose only parameter is a pydantic model
+    takes that model's fields as its arguments. A parameter annotated `ToolContext`
+    receives the call's context. Raises `ToolDefinitionError` for what cannot work.
+    """
+    if function is None:
+
+        def decorate(fn: Callable[..., Any]) -> FunctionTool:
+            return _build_function_tool(fn, name, description)
+
+        return decorate
+    return _build_function_tool(function, name, description)
+

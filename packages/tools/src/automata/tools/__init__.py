@@ -1,0 +1,1 @@
+"""First-party tools for automata agents: HTTP fetch, sandboxed files, allow-listed shell, web search."""
