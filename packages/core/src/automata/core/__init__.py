@@ -4,6 +4,8 @@ Blocks and messages, tools, providers, the agent loop, sessions, streaming and t
 stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
+from automata.core.accumulator import AgentView, StreamAccumulator, ToolCallView
+from automata.core.agent import Agent
 from automata.core.approval import Approval, Approver
 from automata.core.blocks import (
     Block,
@@ -54,19 +56,26 @@ from automata.core.provider import (
     ToolSpec,
 )
 from automata.core.result import RunResult
+from automata.core.session import Session, SessionBusyError
 from automata.core.stop import StopReason
+from automata.core.stream import RunStream
+from automata.core.structured import STRUCTURED_OUTPUT_TOOL
+from automata.core.subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
 from automata.core.tools import InvalidToolArguments, Tool, ToolContext, ToolResult, tool
 from automata.core.usage import Usage
 
 __all__ = [
+    "STRUCTURED_OUTPUT_TOOL",
+    "Agent",
+    "AgentView",
     "Approval",
     "Approver",
     "AutomataError",
     "Block",
     "CallOptions",
     "CompletionError",
-    "HookError",
     "Hook",
+    "HookError",
     "ImageBlock",
     "IncompleteResponseError",
     "InvalidStructuredOutputError",
@@ -84,9 +93,15 @@ __all__ = [
     "Role",
     "RunError",
     "RunResult",
+    "RunStream",
+    "Session",
+    "SessionBusyError",
     "StopReason",
+    "StreamAccumulator",
     "StreamEvent",
     "StreamProvider",
+    "SubAgentTool",
+    "TaskParams",
     "TextBlock",
     "TextDelta",
     "TextEvent",
@@ -96,6 +111,8 @@ __all__ = [
     "Tool",
     "ToolBatchAbortedError",
     "ToolCallEvent",
+    "ToolCallView",
+    "ToolChoice",
     "ToolContext",
     "ToolDefinitionError",
     "ToolLimits",
@@ -108,6 +125,8 @@ __all__ = [
     "TranscriptError",
     "Usage",
     "UsageEvent",
+    "as_tool",
+    "as_tool_func",
     "dump_messages",
     "load_messages",
     "post_run",

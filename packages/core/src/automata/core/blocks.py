@@ -217,4 +217,3 @@ def load_messages(data: str | bytes) -> list[Message]:
             f"invalid transcript at {where or '<root>'}: {first.get('msg', 'invalid')}"
             f" ({exc.error_count()} error(s))"
         ) from exc
-

@@ -8,7 +8,7 @@ usage and steps are never lost because a run failed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from automata.core.result import RunResult
@@ -61,13 +61,13 @@ class ProviderError(AutomataError):
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
-        self.result: RunResult | None = None
+        self.result: RunResult[Any] | None = None
 
 
 class RunError(AutomataError):
     """A run failed. `.result` is the run as far as it got."""
 
-    def __init__(self, message: str, result: RunResult | None = None) -> None:
+    def __init__(self, message: str, result: RunResult[Any] | None = None) -> None:
         super().__init__(message)
         self.result = result
 
@@ -86,7 +86,7 @@ class CompletionError(RunError):
     provider-side error, or a stop reason we cannot interpret (`raw_stop_reason`)."""
 
     def __init__(
-        self, message: str, result: RunResult | None = None, *, raw_stop_reason: str = ""
+        self, message: str, result: RunResult[Any] | None = None, *, raw_stop_reason: str = ""
     ) -> None:
         super().__init__(message, result)
         self.raw_stop_reason = raw_stop_reason
@@ -101,7 +101,7 @@ class InvalidStructuredOutputError(RunError):
     """Typed output never validated. `violations` lists every attempt's problems."""
 
     def __init__(
-        self, message: str, result: RunResult | None = None, *, violations: Sequence[str] = ()
+        self, message: str, result: RunResult[Any] | None = None, *, violations: Sequence[str] = ()
     ) -> None:
         super().__init__(message, result)
         self.violations = tuple(violations)
@@ -112,7 +112,7 @@ class HookError(RunError):
     the hooks' errors are in `.errors` (also chained as `__cause__` for the first)."""
 
     def __init__(
-        self, message: str, result: RunResult | None, errors: Sequence[BaseException]
+        self, message: str, result: RunResult[Any] | None, errors: Sequence[BaseException]
     ) -> None:
         super().__init__(message, result)
         self.errors = tuple(errors)

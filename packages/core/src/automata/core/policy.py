@@ -129,4 +129,3 @@ class CallBudget:
                 level._per_tool_used[tool_name] = level._per_tool_used.get(tool_name, 0) + 1
             level = level._parent
         return None
-

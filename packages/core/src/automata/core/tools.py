@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from automata.core.blocks import Block, ImageBlock, TextBlock, ToolUseBlock
 from automata.core.errors import AutomataError, ToolDefinitionError
+from automata.core.schema import model_schema
 
 __all__ = [
     "InvalidToolArguments",
@@ -140,8 +141,10 @@ def to_tool_result(value: object) -> ToolResult:
         return ToolResult(content=(value,))
     if isinstance(value, BaseModel):
         return ToolResult.text(value.model_dump_json())
-    if isinstance(value, Sequence) and value and all(
-        isinstance(v, TextBlock | ImageBlock) for v in value
+    if (
+        isinstance(value, Sequence)
+        and value
+        and all(isinstance(v, TextBlock | ImageBlock) for v in value)
     ):
         return ToolResult(content=tuple(cast(Sequence[Block], value)))
     try:
@@ -200,29 +203,6 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         if not params:
             summary.append(line)
     return "\n".join(summary).strip(), params
-
-
-def _strip_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        out: dict[str, Any] = {}
-        for key, value in schema.items():
-            if key == "title" and isinstance(value, str):
-                continue
-            if key == "properties" and isinstance(value, dict):
-                out[key] = {name: _strip_titles(prop) for name, prop in value.items()}
-            else:
-                out[key] = _strip_titles(value)
-        return out
-    if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
-    return schema
-
-
-def model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema as tools present it: no generated titles."""
-    schema = cast(dict[str, Any], _strip_titles(model.model_json_schema()))
-    schema.setdefault("properties", {})
-    return schema
 
 
 def _is_context_param(annotation: Any) -> bool:
@@ -377,4 +357,3 @@ def tool(
 
         return decorate
     return _build_function_tool(function, name, description)
-

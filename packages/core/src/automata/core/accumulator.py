@@ -1,0 +1,137 @@
+"""`StreamAccumulator`: folds stream events into one view per agent invocation.
+
+Lanes are keyed by `(agent, invocation_id)`: top-level lanes first, then the others in
+the order they were first seen. Text and thinking are concatenated, tool calls are
+paired with their results (a result whose call was never announced is still
+recorded), and usage is summed. Views are frozen copies; `add` and every read take a
+lock, so another thread or task may read while a run streams.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from automata.core.blocks import Block, ToolUseBlock
+from automata.core.events import (
+    StreamEvent,
+    TextEvent,
+    ThinkingEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+)
+from automata.core.usage import Usage
+
+__all__ = ["AgentView", "StreamAccumulator", "ToolCallView"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallView:
+    """One tool call as seen so far. `done` once its result arrived; `call` is None
+    for a result whose call was never announced."""
+
+    id: str
+    name: str
+    call: ToolUseBlock | None
+    done: bool = False
+    result: str = ""
+    blocks: tuple[Block, ...] = ()
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AgentView:
+    """One agent invocation's lane: its text, reasoning, tool calls and usage."""
+
+    agent: str
+    invocation_id: str
+    depth: int
+    text: str
+    thinking: str
+    tool_calls: tuple[ToolCallView, ...]
+    usage: Usage
+
+
+@dataclass(slots=True)
+class _Lane:
+    agent: str
+    invocation_id: str
+    depth: int
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    calls: dict[str, ToolCallView] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+    def view(self) -> AgentView:
+        return AgentView(
+            agent=self.agent,
+            invocation_id=self.invocation_id,
+            depth=self.depth,
+            text="".join(self.text),
+            thinking="".join(self.thinking),
+            tool_calls=tuple(self.calls.values()),
+            usage=self.usage,
+        )
+
+
+class StreamAccumulator:
+    """Folds `StreamEvent`s into per-invocation views, safely across threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lanes: dict[tuple[str, str], _Lane] = {}
+
+    def add(self, event: StreamEvent) -> None:
+        """Fold one event into its lane (created on first sight)."""
+        key = (event.agent, event.invocation_id)
+        with self._lock:
+            lane = self._lanes.get(key)
+            if lane is None:
+                lane = self._lanes[key] = _Lane(event.agent, event.invocation_id, event.depth)
+            if isinstance(event, TextEvent):
+                lane.text.append(event.text)
+            elif isinstance(event, ThinkingEvent):
+                lane.thinking.append(event.text)
+            elif isinstance(event, ToolCallEvent):
+                call = event.call
+                lane.calls[call.id] = ToolCallView(id=call.id, name=call.name, call=call)
+            elif isinstance(event, ToolResultEvent):
+                call = event.call
+                known = lane.calls.get(call.id)
+                lane.calls[call.id] = ToolCallView(
+                    id=call.id,
+                    name=call.name,
+                    call=known.call if known is not None else None,
+                    done=True,
+                    result=event.result,
+                    blocks=event.blocks,
+                    is_error=event.is_error,
+                )
+            elif isinstance(event, UsageEvent):
+                lane.usage = lane.usage + event.usage
+
+    def views(self) -> list[AgentView]:
+        """Every lane: top level first, then in the order first seen."""
+        with self._lock:
+            lanes = list(self._lanes.values())
+            ordered = sorted(lanes, key=lambda lane: lane.depth != 0)  # stable
+            return [lane.view() for lane in ordered]
+
+    def view(self, agent: str, invocation_id: str) -> AgentView | None:
+        """One lane, or None if no event of it was seen."""
+        with self._lock:
+            lane = self._lanes.get((agent, invocation_id))
+            return lane.view() if lane is not None else None
+
+    def views_for(self, agent: str) -> list[AgentView]:
+        """Every lane of one agent (e.g. parallel calls to the same sub-agent)."""
+        return [v for v in self.views() if v.agent == agent]
+
+    def totals(self) -> Usage:
+        """Usage summed over every lane."""
+        with self._lock:
+            total = Usage()
+            for lane in self._lanes.values():
+                total = total + lane.usage
+            return total

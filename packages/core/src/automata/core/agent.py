@@ -1,0 +1,247 @@
+"""`Agent`: a provider, a system prompt, tools and limits, run as a loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, overload
+
+from automata.core.approval import Approver
+from automata.core.blocks import Message
+from automata.core.errors import ToolDefinitionError
+from automata.core.hooks import Hook
+from automata.core.loop import RunScope, RunSettings
+from automata.core.options import CallOptions
+from automata.core.policy import ToolPolicy
+from automata.core.provider import Provider, ToolSpec
+from automata.core.result import RunResult
+from automata.core.runner import RunPlan, Task, execute_run, new_invocation_id, task_message
+from automata.core.session import Session
+from automata.core.stream import RunStream
+from automata.core.structured import STRUCTURED_OUTPUT_TOOL
+from automata.core.tools import FunctionTool, Tool, tool
+
+__all__ = ["Agent"]
+
+T = TypeVar("T")
+
+_NO_POLICY = ToolPolicy()
+_NO_OPTIONS = CallOptions()
+
+
+def _pre_send_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
+    return tuple(h for h in hooks if type(h).before_send is not Hook.before_send)
+
+
+def _post_run_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
+    return tuple(h for h in hooks if type(h).after_run is not Hook.after_run)
+
+
+class Agent:
+    """A model with a system prompt, tools and limits.
+
+    `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
+    across runs. Per-run keywords (`call_options`, `tool_policy`, `max_steps`,
+    `output_type`, `max_correction_turns`, `native_structured_output`, `hooks`) apply
+    to that run only and never change the agent. An agent is safe to run many times
+    concurrently; registering tools while it runs affects only later runs.
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        name: str | None = None,
+        system_prompt: str | None = None,
+        tools: Iterable[Tool] = (),
+        max_steps: int = 10,
+        call_options: CallOptions | None = None,
+        tool_policy: ToolPolicy | None = None,
+        approver: Approver | None = None,
+        hooks: Iterable[Hook] = (),
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.provider = provider
+        self.name = name or "agent"
+        self.system_prompt = system_prompt
+        self.max_steps = max_steps
+        self.call_options = call_options or _NO_OPTIONS
+        self.tool_policy = tool_policy or _NO_POLICY
+        self.approver = approver
+        self.hooks: tuple[Hook, ...] = tuple(hooks)
+        self._tools: dict[str, Tool] = {}
+        self._specs: tuple[ToolSpec, ...] = ()
+        for item in tools:
+            self.add_tool(item)
+
+    # -- tools -------------------------------------------------------------------
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The registered tools, in registration order."""
+        return tuple(self._tools.values())
+
+    def add_tool(self, new_tool: Tool) -> Tool:
+        """Register a tool. Raises `ToolDefinitionError` for a duplicate name or the
+        reserved name `automata_structured_output`."""
+        name = new_tool.name
+        if name == STRUCTURED_OUTPUT_TOOL:
+            raise ToolDefinitionError(
+                f"{STRUCTURED_OUTPUT_TOOL!r} is reserved for typed output; rename the tool"
+            )
+        if name in self._tools:
+            raise ToolDefinitionError(f"a tool named {name!r} is already registered")
+        tools = dict(self._tools)
+        tools[name] = new_tool
+        self._tools = tools
+        self._specs = (
+            *self._specs,
+            ToolSpec(
+                name=name, description=new_tool.description, input_schema=new_tool.input_schema
+            ),
+        )
+        return new_tool
+
+    @overload
+    def tool(self, function: Callable[..., Any], /) -> FunctionTool: ...
+
+    @overload
+    def tool(
+        self, /, *, name: str | None = None, description: str | None = None
+    ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+    def tool(
+        self,
+        function: Callable[..., Any] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+        """Decorator registering a function as a tool (see `automata.core.tool`)."""
+
+        def register(fn: Callable[..., Any]) -> FunctionTool:
+            made = tool(fn, name=name, description=description)
+            self.add_tool(made)
+            return made
+
+        if function is None:
+            return register
+        return register(function)
+
+    # -- runs --------------------------------------------------------------------
+
+    def plan(
+        self,
+        *,
+        call_options: CallOptions | None = None,
+        tool_policy: ToolPolicy | None = None,
+        max_steps: int | None = None,
+        output_type: type[Any] | None = None,
+        max_correction_turns: int = 1,
+        native_structured_output: bool = False,
+        hooks: Iterable[Hook] = (),
+        name: str | None = None,
+    ) -> RunPlan:
+        """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
+        steps = self.max_steps if max_steps is None else max_steps
+        if steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {steps}")
+        if max_correction_turns < 0:
+            raise ValueError(f"max_correction_turns must be >= 0, got {max_correction_turns}")
+        all_hooks = (*self.hooks, *hooks)
+        settings = RunSettings(
+            provider=self.provider,
+            agent=name or self.name,
+            tools=self._tools,
+            tool_specs=self._specs,
+            options=self.call_options.merged(call_options),
+            policy=tool_policy if tool_policy is not None else self.tool_policy,
+            approver=self.approver,
+            pre_send=_pre_send_hooks(all_hooks),
+            max_steps=steps,
+        )
+        return RunPlan(
+            settings=settings,
+            post_run=_post_run_hooks(all_hooks),
+            output_type=output_type,
+            max_correction_turns=max_correction_turns,
+            native_structured_output=native_structured_output,
+        )
+
+    def start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:
+        """A transcript to run on: the given messages, led by the system prompt unless
+        they already start with a system message."""
+        transcript = list(messages)
+        if self.system_prompt and not (transcript and transcript[0].role == "system"):
+            transcript.insert(0, Message.system(self.system_prompt))
+        return transcript
+
+    @overload
+    async def run(
+        self,
+        task: Task,
+        *,
+        output_type: None = None,
+        call_options: CallOptions | None = ...,
+        tool_policy: ToolPolicy | None = ...,
+        max_steps: int | None = ...,
+        max_correction_turns: int = ...,
+        native_structured_output: bool = ...,
+        hooks: Iterable[Hook] = ...,
+    ) -> RunResult[str]: ...
+
+    @overload
+    async def run(
+        self,
+        task: Task,
+        *,
+        output_type: type[T],
+        call_options: CallOptions | None = ...,
+        tool_policy: ToolPolicy | None = ...,
+        max_steps: int | None = ...,
+        max_correction_turns: int = ...,
+        native_structured_output: bool = ...,
+        hooks: Iterable[Hook] = ...,
+    ) -> RunResult[T]: ...
+
+    async def run(self, task: Task, **per_run: Any) -> RunResult[Any]:
+        """Run `task` to an answer on a fresh transcript. Raises `RunError` subclasses
+        (with the partial result as `.result`) or `ProviderError`."""
+        message = task_message(task)
+        plan = self.plan(**per_run)
+        return await execute_run(
+            plan,
+            self.start_transcript(),
+            message,
+            scope=RunScope(),
+            invocation_id=new_invocation_id(),
+        )
+
+    def run_sync(self, task: Task, **per_run: Any) -> RunResult[Any]:
+        """`run` for code without an event loop (it starts one)."""
+        return asyncio.run(self.run(task, **per_run))
+
+    def stream(self, task: Task, **per_run: Any) -> RunStream[Any]:
+        """Run `task` and stream its events (see `RunStream` and docs/streaming.md)."""
+        message = task_message(task)
+        plan = self.plan(**per_run)
+        invocation_id = new_invocation_id()
+
+        async def start(emit: Any) -> RunResult[Any]:
+            return await execute_run(
+                plan,
+                self.start_transcript(),
+                message,
+                scope=RunScope(emit=emit),
+                invocation_id=invocation_id,
+            )
+
+        return RunStream(start)
+
+    def session(self, messages: Sequence[Message] | None = None) -> Session:
+        """A conversation with this agent, optionally resumed from a transcript (as
+        `Session.messages` or `load_messages` gave it). Raises `TranscriptError` for a
+        transcript that cannot be continued."""
+        return Session(self, messages or ())

@@ -1,0 +1,287 @@
+"""One run from start to finish: the task, the loop (or the typed sequence of loops),
+and the post-run hooks. Agent, Session, streams and sub-agent tools all run here."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from automata.core.blocks import Block, Message, ToolResultBlock, ToolUseBlock
+from automata.core.errors import (
+    HookError,
+    InvalidStructuredOutputError,
+    RunError,
+    TranscriptError,
+)
+from automata.core.hooks import Hook
+from automata.core.loop import LoopOutcome, RunLoop, RunScope, RunSettings
+from automata.core.options import CallOptions
+from automata.core.result import RunResult
+from automata.core.stop import StopReason
+from automata.core.structured import StructuredAttempt, StructuredOutput
+from automata.core.usage import Usage
+
+__all__ = [
+    "RunPlan",
+    "Task",
+    "check_transcript",
+    "execute_run",
+    "new_invocation_id",
+    "task_message",
+]
+
+Task = str | Sequence[Block] | Message
+
+
+def new_invocation_id() -> str:
+    return "run_" + uuid.uuid4().hex[:16]
+
+
+def task_message(task: Task) -> Message:
+    """The user message a task becomes. Raises `TranscriptError` for an empty task or a
+    message that is not from the user."""
+    if isinstance(task, Message):
+        message = task
+    elif isinstance(task, str):
+        message = Message.user(task)
+    else:
+        message = Message(role="user", content=tuple(task))
+    if message.role != "user":
+        raise TranscriptError(f"a task must be a user message, got role {message.role!r}")
+    if not message.content or (isinstance(task, str) and not task.strip()):
+        raise TranscriptError("a task needs some content")
+    return message
+
+
+def check_transcript(messages: Sequence[Message]) -> list[Message]:
+    """Validate a transcript to resume from. Raises `TranscriptError` naming the first
+    problem: a system message after the start, or a tool call without its result."""
+    checked = list(messages)
+    for index, message in enumerate(checked):
+        if not isinstance(message, Message):
+            raise TranscriptError(
+                f"transcript item {index} is a {type(message).__name__}, not a Message"
+            )
+        if message.role == "system" and index != 0:
+            raise TranscriptError(f"system message at position {index}; only the first may be")
+    open_calls: dict[str, int] = {}
+    for index, message in enumerate(checked):
+        for block in message.content:
+            if isinstance(block, ToolUseBlock) and message.role == "assistant":
+                open_calls[block.id] = index
+            elif isinstance(block, ToolResultBlock):
+                open_calls.pop(block.tool_use_id, None)
+    if open_calls:
+        call_id, index = next(iter(open_calls.items()))
+        raise TranscriptError(
+            f"tool call {call_id!r} in message {index} has no result; "
+            "the transcript was cut in the middle of a tool batch"
+        )
+    return checked
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """A run's settings plus what only typed runs and hooks need."""
+
+    settings: RunSettings
+    post_run: tuple[Hook, ...] = ()
+    output_type: type[Any] | None = None
+    max_correction_turns: int = 1
+    native_structured_output: bool = False
+
+
+async def execute_run(
+    plan: RunPlan,
+    transcript: list[Message],
+    task: Message,
+    *,
+    scope: RunScope,
+    invocation_id: str,
+    depth: int = 0,
+) -> RunResult[Any]:
+    """Append `task` to `transcript` and run it; post-run hooks follow every run."""
+    transcript.append(task)
+    if plan.output_type is None:
+        return await _run_once(plan, plan.settings, transcript, scope, invocation_id, depth)
+    return await _run_typed(plan, transcript, scope, invocation_id, depth)
+
+
+async def _run_once(
+    plan: RunPlan,
+    settings: RunSettings,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+) -> RunResult[str]:
+    outcome = await _loop_with_hooks(plan, settings, transcript, scope, invocation_id, depth)
+    return outcome.result
+
+
+async def _loop_with_hooks(
+    plan: RunPlan,
+    settings: RunSettings,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+    *,
+    finish: bool = True,
+) -> LoopOutcome:
+    """One loop; its post-run hooks run after it (when `finish`, or when it fails)."""
+    loop = RunLoop(settings, transcript, invocation_id, depth, scope)
+    try:
+        outcome = await loop.run()
+    except asyncio.CancelledError as cancel:
+        await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
+        raise
+    except RunError as error:
+        result = error.result if error.result is not None else loop.result(StopReason.ERROR)
+        await _after_run(plan.post_run, result, error)
+        raise
+    except Exception as error:
+        result = loop.result(StopReason.ERROR)
+        if hasattr(error, "result"):
+            result = getattr(error, "result", None) or result
+        await _after_run(plan.post_run, result, error)
+        raise
+    if finish:
+        await _after_run(plan.post_run, outcome.result, None)
+    return outcome
+
+
+async def _after_run(
+    hooks: tuple[Hook, ...], result: RunResult[Any], error: BaseException | None
+) -> None:
+    """Run post-run hooks in order, shielded from the run's cancellation, and raise
+    their errors together with the run's without losing the result."""
+    if not hooks:
+        return
+    task = asyncio.ensure_future(_call_hooks(hooks, result, error))
+    cancelled = False
+    while True:
+        try:
+            failures = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                failures = task.result()
+                break
+            cancelled = True
+    if cancelled and error is None:
+        raise asyncio.CancelledError
+    if not failures:
+        return
+    if error is None:
+        raise HookError(
+            f"{len(failures)} post-run hook(s) failed: "
+            + "; ".join(f"{type(f).__name__}: {f}" for f in failures),
+            result,
+            failures,
+        ) from failures[0]
+    if isinstance(error, Exception):
+        raise ExceptionGroup("run failed and post-run hooks failed", [error, *failures])
+    for failure in failures:
+        error.add_note(f"post-run hook failed: {type(failure).__name__}: {failure}")
+
+
+async def _call_hooks(
+    hooks: tuple[Hook, ...], result: RunResult[Any], error: BaseException | None
+) -> list[Exception]:
+    failures: list[Exception] = []
+    for hook in hooks:
+        try:
+            await hook.after_run(result, error)
+        except Exception as exc:
+            failures.append(exc)
+    return failures
+
+
+_CORRECTION = (
+    "Your structured output did not match the schema: {violations}. "
+    "Call the automata_structured_output tool again with corrected arguments."
+)
+_FORCE = "Give your final answer now by calling the automata_structured_output tool."
+
+
+async def _run_typed(
+    plan: RunPlan,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+) -> RunResult[Any]:
+    """The typed sequence: the first attempt, up to `max_correction_turns` corrections,
+    then one turn forced to call the hidden tool. Every underlying run is one loop with
+    its own post-run hooks; usage and steps are summed over all of them."""
+    assert plan.output_type is not None
+    structured: StructuredOutput[Any] = StructuredOutput(plan.output_type)
+    base = plan.settings
+    native = plan.native_structured_output and bool(
+        getattr(base.provider, "supports_native_output", False)
+    )
+    corrections_left = plan.max_correction_turns
+    forced = False
+    violations: list[str] = []
+    usage = Usage()
+    steps = 0
+    while True:
+        settings = _typed_settings(base, structured, native=native, forced=forced)
+        try:
+            outcome = await _loop_with_hooks(
+                plan, settings, transcript, scope, invocation_id, depth, finish=False
+            )
+        except RunError as error:
+            if error.result is not None:
+                error.result = replace(
+                    error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
+                )
+            raise
+        usage = usage + outcome.result.usage
+        steps += outcome.result.steps
+        attempt = outcome.attempt or StructuredAttempt(found=False)
+        partial = replace(outcome.result, usage=usage, steps=steps)
+        if attempt.ok:
+            result: RunResult[Any] = replace(partial, output=attempt.value)
+            await _after_run(plan.post_run, result, None)
+            return result
+        violations.extend(attempt.violations)
+        if forced:
+            invalid = InvalidStructuredOutputError(
+                "structured output never validated: " + "; ".join(violations),
+                partial,
+                violations=violations,
+            )
+            await _after_run(plan.post_run, partial, invalid)
+            raise invalid
+        await _after_run(plan.post_run, partial, None)
+        if native:
+            native = False  # an unusable native payload falls back to the tool once
+            follow_up = _FORCE
+        elif attempt.found and corrections_left > 0:
+            corrections_left -= 1
+            follow_up = _CORRECTION.format(violations="; ".join(attempt.violations))
+        else:
+            forced = True
+            follow_up = _FORCE
+        transcript.append(Message.user(follow_up))
+
+
+def _typed_settings(
+    base: RunSettings, structured: StructuredOutput[Any], *, native: bool, forced: bool
+) -> RunSettings:
+    if native:
+        return replace(base, structured=structured, output_schema=structured.output_schema)
+    options = base.options
+    if forced:
+        options = options.merged(CallOptions(tool_choice=structured.tool_name))
+    return replace(
+        base,
+        structured=structured,
+        tool_specs=(*base.tool_specs, structured.spec),
+        options=options,
+    )

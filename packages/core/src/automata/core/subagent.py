@@ -1,0 +1,111 @@
+"""Sub-agents as tools: an agent becomes a tool another agent can call.
+
+The tool's arguments are a pydantic params model; invalid arguments are reported to
+the calling model as `invalid args: ...` and never start the sub-agent. When the
+parent streams, the sub-agent streams into the same stream, its events tagged with
+the tool's name and the parent's tool-call id. The sub-agent draws on the parent's
+total tool-call budget. Its usage is its own, not added to the parent's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from automata.core.blocks import Message
+from automata.core.loop import RunScope
+from automata.core.runner import execute_run
+from automata.core.schema import model_schema
+from automata.core.tools import (
+    InvalidToolArguments,
+    ToolContext,
+    ToolResult,
+    format_validation_error,
+)
+
+if TYPE_CHECKING:
+    from automata.core.agent import Agent
+
+__all__ = ["SubAgentTool", "TaskParams", "as_tool", "as_tool_func"]
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class TaskParams(BaseModel):
+    """The default sub-agent arguments: one task in natural language."""
+
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubAgentTool(Generic[P]):
+    """A tool that runs an agent. Built by `as_tool` / `as_tool_func`."""
+
+    agent: Agent
+    name: str
+    description: str
+    params: type[P]
+    render: Callable[[P], str] = field(repr=False)
+    input_schema: Mapping[str, Any] = field(default_factory=dict)
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
+        try:
+            params = self.params.model_validate(arguments)
+        except ValidationError as exc:
+            raise InvalidToolArguments(format_validation_error(exc)) from None
+        task = Message.user(self.render(params))
+        parent = context.scope if isinstance(context.scope, RunScope) else RunScope()
+        result = await execute_run(
+            self.agent.plan(name=self.name),
+            self.agent.start_transcript(),
+            task,
+            scope=parent,
+            invocation_id=context.call.id,
+            depth=context.depth + 1,
+        )
+        return ToolResult.text(str(result.output))
+
+
+def _as_json(params: BaseModel) -> str:
+    return params.model_dump_json()
+
+
+def as_tool(
+    agent: Agent,
+    name: str,
+    description: str,
+    params: type[P] = TaskParams,  # type: ignore[assignment]
+) -> SubAgentTool[P]:
+    """A tool that runs `agent` with the validated arguments, as JSON, as its task."""
+    return as_tool_func(agent, name, description, params=params, render=_as_json)
+
+
+def as_tool_func(
+    agent: Agent,
+    name: str,
+    description: str,
+    params: type[P] = TaskParams,  # type: ignore[assignment]
+    render: Callable[[P], str] | None = None,
+) -> SubAgentTool[P]:
+    """A tool that runs `agent` with `render(params)` as its task, so the sub-agent
+    reads natural language instead of JSON. Without `render`, a `TaskParams` task is
+    passed as is and other params as JSON."""
+    if render is None:
+        render = _default_render
+    return SubAgentTool(
+        agent=agent,
+        name=name,
+        description=description,
+        params=params,
+        render=render,
+        input_schema=model_schema(params),
+    )
+
+
+def _default_render(params: BaseModel) -> str:
+    if isinstance(params, TaskParams):
+        return params.task
+    return params.model_dump_json()

@@ -1,0 +1,20 @@
+"""Test helpers for code built on automata: providers that answer from a script or a
+function, so agents can be tested without a network or an API key."""
+
+from automata.core.testing.scripted import (
+    BrokenStream,
+    FunctionProvider,
+    Reply,
+    ScriptedProvider,
+    ScriptExhaustedError,
+    response_for,
+)
+
+__all__ = [
+    "BrokenStream",
+    "FunctionProvider",
+    "Reply",
+    "ScriptExhaustedError",
+    "ScriptedProvider",
+    "response_for",
+]
