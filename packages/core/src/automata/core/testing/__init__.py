@@ -1,6 +1,7 @@
 """Test helpers for code built on automata: providers that answer from a script or a
 function, so agents can be tested without a network or an API key."""
 
+from automata.core.testing.builders import tool_call, tool_calls, tool_results
 from automata.core.testing.scripted import (
     BrokenStream,
     FunctionProvider,
@@ -17,4 +18,7 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedProvider",
     "response_for",
+    "tool_call",
+    "tool_calls",
+    "tool_results",
 ]

@@ -1,0 +1,182 @@
+"""Blocks and messages: construction rules and exact JSON round trips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from automata.core import (
+    ImageBlock,
+    Message,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    TranscriptError,
+    Usage,
+    dump_messages,
+    load_messages,
+)
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+json_objects = st.dictionaries(st.text(), json_values, max_size=4)
+
+text_blocks = st.builds(TextBlock, text=st.text())
+thinking_blocks = st.builds(ThinkingBlock, thinking=st.text(), signature=st.text())
+tool_use_blocks = st.builds(
+    ToolUseBlock, id=st.text(min_size=1), name=st.text(min_size=1), input=json_objects
+)
+inline_images = st.builds(
+    ImageBlock, media_type=st.sampled_from(["image/png", "image/jpeg"]), data=st.binary()
+)
+url_images = st.builds(ImageBlock, url=st.text(min_size=1))
+raw_blocks = st.builds(
+    RawBlock,
+    provider=st.sampled_from(["anthropic", "openai"]),
+    data=json_objects.map(lambda d: {"type": "redacted_thinking", **d}),
+)
+result_content = st.lists(text_blocks | inline_images | url_images, max_size=3)
+tool_result_blocks = st.builds(
+    ToolResultBlock,
+    tool_use_id=st.text(min_size=1),
+    content=result_content,
+    is_error=st.booleans(),
+)
+any_block = (
+    text_blocks
+    | thinking_blocks
+    | tool_use_blocks
+    | inline_images
+    | url_images
+    | raw_blocks
+    | tool_result_blocks
+)
+messages = st.builds(
+    Message,
+    role=st.sampled_from(["system", "user", "assistant", "tool"]),
+    content=st.lists(any_block, max_size=4),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(messages, max_size=5))
+def test_any_transcript_round_trips_exactly_through_json(transcript: list[Message]) -> None:
+    restored = load_messages(dump_messages(transcript))
+    assert restored == transcript
+    assert dump_messages(restored) == dump_messages(transcript)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        TextBlock(text="hello"),
+        ThinkingBlock(thinking="hmm", signature="sig=="),
+        ToolUseBlock(id="t1", name="f", input={"a": [1, 2.5, None, {"b": True}]}),
+        ToolResultBlock(
+            tool_use_id="t1",
+            content=(TextBlock(text="ok"), ImageBlock(media_type="image/png", data=b"\x00\xff")),
+            is_error=True,
+        ),
+        ImageBlock(media_type="image/png", data=b"\x89PNG\r\n"),
+        ImageBlock(url="https://example.com/cat.png"),
+        RawBlock(provider="anthropic", data={"type": "redacted_thinking", "data": "opaque"}),
+    ],
+    ids=lambda b: b.type,
+)
+def test_each_block_type_round_trips_with_its_type_tag(block: object) -> None:
+    message = Message(role="assistant", content=(block,))  # type: ignore[arg-type]
+    text = dump_messages([message])
+    assert json.loads(text)[0]["content"][0]["type"] == message.content[0].type
+    assert load_messages(text) == [message]
+
+
+def test_inline_image_data_is_base64_in_json_and_bytes_in_python() -> None:
+    image = ImageBlock(media_type="image/png", data=b"\x89PNG")
+    encoded = json.loads(dump_messages([Message.user([image])]))[0]["content"][0]
+    assert encoded["data"] == "iVBORw=="
+    assert load_messages(dump_messages([Message.user([image])]))[0].content[0] == image
+
+
+def test_an_image_needs_exactly_one_of_data_and_url() -> None:
+    with pytest.raises(ValidationError, match="exactly one of data or url"):
+        ImageBlock(media_type="image/png")
+    with pytest.raises(ValidationError, match="exactly one of data or url"):
+        ImageBlock(media_type="image/png", data=b"x", url="https://x")
+
+
+def test_inline_image_needs_a_media_type() -> None:
+    with pytest.raises(ValidationError, match="media_type"):
+        ImageBlock(data=b"x")
+
+
+def test_raw_block_reports_the_providers_own_type() -> None:
+    assert RawBlock(provider="anthropic", data={"type": "server_tool_use"}).kind == (
+        "server_tool_use"
+    )
+
+
+def test_messages_and_blocks_are_frozen() -> None:
+    message = Message.user("hi")
+    with pytest.raises(ValidationError):
+        message.role = "assistant"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        message.content[0].text = "changed"  # type: ignore[union-attr]
+
+
+def test_message_text_joins_text_blocks_and_tool_calls_keep_model_order() -> None:
+    message = Message.assistant(
+        [
+            TextBlock(text="a"),
+            ToolUseBlock(id="2", name="x", input={}),
+            TextBlock(text="b"),
+            ToolUseBlock(id="1", name="y", input={}),
+        ]
+    )
+    assert message.text == "ab"
+    assert [c.id for c in message.tool_calls] == ["2", "1"]
+
+
+def test_usage_adds_field_by_field() -> None:
+    total = Usage(input_tokens=1, output_tokens=2, cache_read_tokens=3, cache_write_tokens=4) + (
+        Usage(input_tokens=10, output_tokens=20, cache_read_tokens=30, cache_write_tokens=40)
+    )
+    assert total == Usage(
+        input_tokens=11, output_tokens=22, cache_read_tokens=33, cache_write_tokens=44
+    )
+
+
+@pytest.mark.parametrize(
+    ("blob", "where"),
+    [
+        ("not json", "<root>"),
+        ('{"role": "user"}', "<root>"),
+        ('[{"role": "robot", "content": []}]', "0.role"),
+        ('[{"role": "user", "content": [{"type": "video"}]}]', "0.content.0"),
+        ('[{"role": "user", "content": [{"type": "text"}]}]', "0.content.0.text.text"),
+        (
+            '[{"role": "user", "content": [{"type": "image", "media_type": "image/png",'
+            ' "data": "%%%"}]}]',
+            "0.content.0.image",
+        ),
+    ],
+)
+def test_malformed_transcript_raises_transcript_error_naming_where(blob: str, where: str) -> None:
+    with pytest.raises(TranscriptError, match="invalid transcript at") as caught:
+        load_messages(blob)
+    assert where in str(caught.value)
