@@ -144,7 +144,8 @@ def test_sync_functions_run_off_the_event_loop_thread() -> None:
         return threading.get_ident()
 
     loop_thread = asyncio.run(main())
-    assert seen and seen[0] != loop_thread
+    assert seen
+    assert seen[0] != loop_thread
 
 
 @pytest.mark.parametrize(
