@@ -1,1 +1,39 @@
-"""First-party tools for automata agents: HTTP fetch, sandboxed files, allow-listed shell, web search."""
+"""First-party tools for automata agents: HTTP fetch, sandboxed files, allow-listed
+shell, web search.
+
+Each factory returns an `automata.core.Tool`. Every tool is safe by default: it refuses
+what would reach beyond what it was given (private networks, paths outside its root,
+programs not on its allow-list) and bounds its time and output. `docs/tools.md` says
+what each refuses and how to loosen it deliberately.
+"""
+
+from automata.tools.addresses import AddressPolicy, Category, categorize
+from automata.tools.errors import Refused, ToolError
+from automata.tools.files import read_file, write_file
+from automata.tools.http_fetch import DEFAULT_USER_AGENT, http_fetch
+from automata.tools.resolve import Resolver, parse_ip_literal, system_resolver
+from automata.tools.sandbox import Sandbox
+from automata.tools.search import Searcher, SearchError, SearchResult, format_results, web_search
+from automata.tools.shell import shell
+
+__all__ = [
+    "DEFAULT_USER_AGENT",
+    "AddressPolicy",
+    "Category",
+    "Refused",
+    "Resolver",
+    "Sandbox",
+    "SearchError",
+    "SearchResult",
+    "Searcher",
+    "ToolError",
+    "categorize",
+    "format_results",
+    "http_fetch",
+    "parse_ip_literal",
+    "read_file",
+    "shell",
+    "system_resolver",
+    "web_search",
+    "write_file",
+]
