@@ -20,6 +20,7 @@ from automata.core.blocks import (
     dump_messages,
     load_messages,
 )
+from automata.core.compaction import CompactionError, Compactor
 from automata.core.errors import (
     AutomataError,
     CompletionError,
@@ -28,6 +29,7 @@ from automata.core.errors import (
     InvalidStructuredOutputError,
     MaxStepsError,
     ProviderError,
+    RetryableError,
     RunError,
     ToolBatchAbortedError,
     ToolDefinitionError,
@@ -61,6 +63,7 @@ from automata.core.stop import StopReason
 from automata.core.stream import RunStream
 from automata.core.structured import STRUCTURED_OUTPUT_TOOL
 from automata.core.subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
+from automata.core.tool_retry import RetryingTool, with_tool_retry
 from automata.core.tools import InvalidToolArguments, Tool, ToolContext, ToolResult, tool
 from automata.core.usage import Usage
 
@@ -73,6 +76,8 @@ __all__ = [
     "AutomataError",
     "Block",
     "CallOptions",
+    "CompactionError",
+    "Compactor",
     "CompletionError",
     "Hook",
     "HookError",
@@ -90,6 +95,8 @@ __all__ = [
     "ProviderStreamItem",
     "RateLimiter",
     "RawBlock",
+    "RetryableError",
+    "RetryingTool",
     "Role",
     "RunError",
     "RunResult",
@@ -132,4 +139,5 @@ __all__ = [
     "post_run",
     "pre_send",
     "tool",
+    "with_tool_retry",
 ]

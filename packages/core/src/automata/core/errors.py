@@ -21,6 +21,7 @@ __all__ = [
     "InvalidStructuredOutputError",
     "MaxStepsError",
     "ProviderError",
+    "RetryableError",
     "RunError",
     "ToolBatchAbortedError",
     "ToolDefinitionError",
@@ -30,6 +31,15 @@ __all__ = [
 
 class AutomataError(Exception):
     """Base of every error this library raises on purpose."""
+
+
+class RetryableError(AutomataError):
+    """Raise (or subclass) this from a tool to mark a failure worth repeating: tools
+    wrapped with `with_tool_retry` retry it; `retry_after` (seconds) is honoured."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TranscriptError(AutomataError, ValueError):

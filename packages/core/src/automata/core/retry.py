@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from automata.core.errors import ProviderError
+from automata.core.errors import ProviderError, RetryableError
 
 __all__ = [
     "RetryAttempt",
@@ -105,7 +105,10 @@ class RetryAttempt:
 
 
 def is_retryable(error: BaseException) -> bool:
-    """Whether repeating the operation may succeed: a `ProviderError` marked retryable."""
+    """Whether repeating the operation may succeed: a `ProviderError` marked retryable,
+    or any `RetryableError` (the marker tools raise)."""
+    if isinstance(error, RetryableError):
+        return True
     return isinstance(error, ProviderError) and error.retryable
 
 

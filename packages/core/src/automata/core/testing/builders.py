@@ -10,7 +10,7 @@ from automata.core.blocks import Block, Message, TextBlock, ToolResultBlock, Too
 __all__ = ["tool_call", "tool_calls", "tool_results"]
 
 
-def tool_call(call_id: str, name: str, **arguments: Any) -> ToolUseBlock:
+def tool_call(call_id: str, name: str, /, **arguments: Any) -> ToolUseBlock:
     """A tool_use block: `tool_call("c1", "weather", city="Paris")`."""
     return ToolUseBlock(id=call_id, name=name, input=arguments)
 
