@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
+from opentelemetry.trace import TracerProvider
+
 from automata.core.approval import Approver
 from automata.core.blocks import Message
 from automata.core.errors import ToolDefinitionError
@@ -20,6 +22,7 @@ from automata.core.session import Session
 from automata.core.stream import RunStream
 from automata.core.structured import STRUCTURED_OUTPUT_TOOL
 from automata.core.tools import FunctionTool, Tool, tool
+from automata.core.tracing import Tracing
 
 __all__ = ["Agent"]
 
@@ -43,7 +46,9 @@ class Agent:
     `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
     across runs. Per-run keywords (`call_options`, `tool_policy`, `max_steps`,
     `output_type`, `max_correction_turns`, `native_structured_output`, `hooks`) apply
-    to that run only and never change the agent. An agent is safe to run many times
+    to that run only and never change the agent. Runs are traced through
+    `tracer_provider` (default: OpenTelemetry's configured provider); message content
+    is put on spans only with `trace_content=True`. An agent is safe to run many times
     concurrently; registering tools while it runs affects only later runs.
     """
 
@@ -59,6 +64,8 @@ class Agent:
         tool_policy: ToolPolicy | None = None,
         approver: Approver | None = None,
         hooks: Iterable[Hook] = (),
+        tracer_provider: TracerProvider | None = None,
+        trace_content: bool = False,
     ) -> None:
         if max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
@@ -70,6 +77,7 @@ class Agent:
         self.tool_policy = tool_policy or _NO_POLICY
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
+        self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self._tools: dict[str, Tool] = {}
         self._specs: tuple[ToolSpec, ...] = ()
         for item in tools:
@@ -161,6 +169,7 @@ class Agent:
             approver=self.approver,
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
+            tracing=self.tracing,
         )
         return RunPlan(
             settings=settings,

@@ -53,6 +53,7 @@ from automata.core.result import RunResult
 from automata.core.stop import StopReason
 from automata.core.structured import StructuredAttempt, StructuredOutput
 from automata.core.tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
+from automata.core.tracing import Tracing, logger
 from automata.core.usage import Usage
 
 __all__ = ["LoopOutcome", "RunLoop", "RunScope", "RunSettings", "error_text"]
@@ -84,6 +85,7 @@ class RunSettings:
     max_steps: int
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
+    tracing: Tracing = field(default_factory=Tracing.create)
 
 
 @dataclass(slots=True)
@@ -231,13 +233,16 @@ class RunLoop:
             request = await hook.before_send(request)
         self.state.steps += 1
         provider = settings.provider
+        tracing = settings.tracing
         try:
-            if self.emit is not None and _can_stream(provider):
-                response = await self.stream_model(provider, request)
-            else:
-                response = await provider.complete(request)
-                if self.emit is not None:
-                    self.emit_whole(response.message)
+            with tracing.model_call(provider, request) as span:
+                if self.emit is not None and _can_stream(provider):
+                    response = await self.stream_model(provider, request)
+                else:
+                    response = await provider.complete(request)
+                    if self.emit is not None:
+                        self.emit_whole(response.message)
+                tracing.finish_model_call(span, response)
         except (asyncio.CancelledError, RunError):
             raise
         except ProviderError as exc:
@@ -249,6 +254,12 @@ class RunLoop:
             error = ProviderError(f"provider failed: {error_text(exc)}")
             error.result = self.result()
             raise error from exc
+        logger.debug(
+            "model turn %d ended: %s",
+            self.state.steps,
+            response.stop_reason.value,
+            extra={"agent": settings.agent, "invocation_id": self.invocation_id},
+        )
         if response.usage is not None:
             self.state.usage = self.state.usage + response.usage
             if self.emit is not None:
@@ -369,8 +380,7 @@ class RunLoop:
     def error_result(
         self, call: ToolUseBlock, text: str, error: BaseException | None = None
     ) -> ToolResultBlock:
-        block = ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=True)
-        return self.finish_call(call, block, error)
+        return self.finish_call(call, _error_block(call, text), error)
 
     # -- tool batches ------------------------------------------------------------
 
@@ -468,6 +478,26 @@ class RunLoop:
     async def run_call(
         self, call: ToolUseBlock, found: Tool, gates: _ParallelGates
     ) -> ToolResultBlock:
+        tracing = self.settings.tracing
+        with tracing.tool_call(call) as span:
+            block, error = await self.execute_call(call, found, gates)
+            tracing.finish_tool_call(
+                span, block, type(error).__qualname__ if error is not None else "tool_error"
+            )
+        logger.debug(
+            "tool call %s (%s) finished%s",
+            call.id,
+            call.name,
+            " with an error" if block.is_error else "",
+            extra={"agent": self.settings.agent, "invocation_id": self.invocation_id},
+        )
+        return self.finish_call(call, block, error)
+
+    async def execute_call(
+        self, call: ToolUseBlock, found: Tool, gates: _ParallelGates
+    ) -> tuple[ToolResultBlock, BaseException | None]:
+        """Approve, gate, rate-limit and run one call; raises `_BatchAbort` when the
+        batch must stop, otherwise always returns a result block."""
         context = ToolContext(
             call=call,
             agent=self.settings.agent,
@@ -486,7 +516,7 @@ class RunLoop:
             except Exception as exc:
                 raise _BatchAbort(exc) from exc
             if not decision.allowed:
-                return self.error_result(call, f"denied: {decision.reason or 'denied'}")
+                return _error_block(call, f"denied: {decision.reason or 'denied'}"), None
         limits = self.settings.policy.limits_for(call.name)
         async with gates.enter(call.name):
             timeout = asyncio.timeout(limits.timeout)
@@ -498,34 +528,34 @@ class RunLoop:
                         except asyncio.CancelledError:
                             raise
                         except Exception as exc:
-                            return self.error_result(
-                                call, f"rate limiter failed: {error_text(exc)}", exc
-                            )
+                            text = f"rate limiter failed: {error_text(exc)}"
+                            return _error_block(call, text), exc
                     value = await found.execute(call.input, context)
             except TimeoutError as exc:
                 if timeout.expired():
-                    return self.error_result(
-                        call,
-                        f'tool "{call.name}" timed out after {_seconds(limits.timeout)}',
-                        exc,
-                    )
-                return self.error_result(call, error_text(exc), exc)
+                    text = f'tool "{call.name}" timed out after {_seconds(limits.timeout)}'
+                    return _error_block(call, text), exc
+                return _error_block(call, error_text(exc)), exc
             except InvalidToolArguments as exc:
-                return self.error_result(call, f"invalid args: {exc}", exc)
+                return _error_block(call, f"invalid args: {exc}"), exc
             except asyncio.CancelledError as exc:
                 if _being_cancelled():
                     raise
                 raise _BatchAbort(exc) from exc
             except Exception as exc:
-                return self.error_result(call, error_text(exc), exc)
+                return _error_block(call, error_text(exc)), exc
         try:
             converted = to_tool_result(value)
         except TypeError as exc:
-            return self.error_result(call, error_text(exc), exc)
+            return _error_block(call, error_text(exc)), exc
         block = ToolResultBlock(
             tool_use_id=call.id, content=converted.content, is_error=converted.is_error
         )
-        return self.finish_call(call, block)
+        return block, None
+
+
+def _error_block(call: ToolUseBlock, text: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=True)
 
 
 def _can_stream(provider: Provider) -> bool:

@@ -105,9 +105,22 @@ async def execute_run(
 ) -> RunResult[Any]:
     """Append `task` to `transcript` and run it; post-run hooks follow every run."""
     transcript.append(task)
-    if plan.output_type is None:
-        return await _run_once(plan, plan.settings, transcript, scope, invocation_id, depth)
-    return await _run_typed(plan, transcript, scope, invocation_id, depth)
+    tracing = plan.settings.tracing
+    with tracing.run(plan.settings.agent, invocation_id, depth) as span:
+        try:
+            if plan.output_type is None:
+                result: RunResult[Any] = await _run_once(
+                    plan, plan.settings, transcript, scope, invocation_id, depth
+                )
+            else:
+                result = await _run_typed(plan, transcript, scope, invocation_id, depth)
+        except RunError as error:
+            if error.result is not None:
+                partial = error.result
+                tracing.finish_run(span, partial.usage, partial.steps, partial.stop_reason.value)
+            raise
+        tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+        return result
 
 
 async def _run_once(

@@ -1,0 +1,183 @@
+"""Tracing with the OpenTelemetry API: a span per run, per provider call, per tool call.
+
+Spans nest the way calls nest: provider and tool spans under their run's span, and a
+sub-agent's run under the tool call that started it. Attributes follow the
+OpenTelemetry GenAI semantic conventions. Message content (prompts, answers, tool
+arguments and results) is recorded only when `capture_content` is on. Without an
+OpenTelemetry SDK configured every span is a no-op. Only `opentelemetry-api` is used.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+
+from automata.core.blocks import ToolResultBlock, ToolUseBlock, dump_messages
+from automata.core.provider import ModelRequest, ModelResponse, Provider
+from automata.core.usage import Usage
+
+__all__ = ["Tracing", "logger"]
+
+logger = logging.getLogger("automata")
+"""The library's logger. Quiet unless the application configures logging; records
+carry the agent, invocation and tool call ids in `extra` fields."""
+logger.addHandler(logging.NullHandler())
+
+# GenAI semantic-convention attribute names.
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+CACHE_WRITE_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
+AGENT_NAME = "gen_ai.agent.name"
+CONVERSATION_ID = "gen_ai.conversation.id"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_RESULT = "gen_ai.tool.call.result"
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+ERROR_TYPE = "error.type"
+
+
+def provider_name(provider: Provider) -> str:
+    """The provider's `provider_name` attribute, or its class name."""
+    name = getattr(provider, "provider_name", None)
+    return name if isinstance(name, str) else type(provider).__name__
+
+
+def provider_model(provider: Provider) -> str:
+    model = getattr(provider, "model", None)
+    return model if isinstance(model, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Tracing:
+    """Where spans go and whether they carry message content."""
+
+    tracer: Tracer
+    capture_content: bool = False
+
+    @classmethod
+    def create(
+        cls, tracer_provider: TracerProvider | None = None, *, capture_content: bool = False
+    ) -> Tracing:
+        """Tracing through `tracer_provider`, or OpenTelemetry's configured one."""
+        tracer = trace.get_tracer("automata.core", tracer_provider=tracer_provider)
+        return cls(tracer=tracer, capture_content=capture_content)
+
+    @contextmanager
+    def run(self, agent: str, invocation_id: str, depth: int) -> Iterator[Span]:
+        """The span of one run (`invoke_agent`)."""
+        attributes = {OPERATION: "invoke_agent", AGENT_NAME: agent, CONVERSATION_ID: invocation_id}
+        with self._span(f"invoke_agent {agent}", SpanKind.INTERNAL, attributes) as span:
+            logger.debug(
+                "run started",
+                extra={"agent": agent, "invocation_id": invocation_id, "depth": depth},
+            )
+            yield span
+
+    def finish_run(self, span: Span, usage: Usage, steps: int, stop_reason: str) -> None:
+        if span.is_recording():
+            _set_usage(span, usage)
+            span.set_attribute("automata.steps", steps)
+            span.set_attribute("automata.stop_reason", stop_reason)
+
+    @contextmanager
+    def model_call(self, provider: Provider, request: ModelRequest) -> Iterator[Span]:
+        """The span of one provider call (`chat`)."""
+        model = provider_model(provider)
+        attributes: dict[str, Any] = {
+            OPERATION: "chat",
+            PROVIDER: provider_name(provider),
+            REQUEST_MODEL: model,
+        }
+        options = request.options
+        if options.temperature is not None:
+            attributes["gen_ai.request.temperature"] = options.temperature
+        if options.max_tokens is not None:
+            attributes["gen_ai.request.max_tokens"] = options.max_tokens
+        if options.stop_sequences:
+            attributes["gen_ai.request.stop_sequences"] = list(options.stop_sequences)
+        with self._span(f"chat {model}".strip(), SpanKind.CLIENT, attributes) as span:
+            if self.capture_content and span.is_recording():
+                span.set_attribute(INPUT_MESSAGES, dump_messages(request.messages))
+            yield span
+
+    def finish_model_call(self, span: Span, response: ModelResponse) -> None:
+        if not span.is_recording():
+            return
+        span.set_attribute(FINISH_REASONS, [response.raw_stop_reason or response.stop_reason.value])
+        if response.model:
+            span.set_attribute(RESPONSE_MODEL, response.model)
+        if response.usage is not None:
+            _set_usage(span, response.usage)
+        if self.capture_content:
+            span.set_attribute(OUTPUT_MESSAGES, dump_messages([response.message]))
+
+    @contextmanager
+    def tool_call(self, call: ToolUseBlock) -> Iterator[Span]:
+        """The span of one tool call (`execute_tool`); sub-agent runs nest inside it."""
+        attributes = {
+            OPERATION: "execute_tool",
+            TOOL_NAME: call.name,
+            TOOL_CALL_ID: call.id,
+            TOOL_TYPE: "function",
+        }
+        with self._span(f"execute_tool {call.name}", SpanKind.INTERNAL, attributes) as span:
+            if self.capture_content and span.is_recording():
+                span.set_attribute(TOOL_ARGUMENTS, json.dumps(call.input))
+            yield span
+
+    def finish_tool_call(self, span: Span, block: ToolResultBlock, error_type: str) -> None:
+        """Record a tool's result; an error result marks the span as failed."""
+        if not span.is_recording():
+            return
+        if self.capture_content:
+            span.set_attribute(TOOL_RESULT, block.text)
+        if block.is_error:
+            span.set_attribute(ERROR_TYPE, error_type)
+            span.set_status(Status(StatusCode.ERROR, block.text))
+
+    @contextmanager
+    def _span(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
+        with self.tracer.start_as_current_span(
+            name,
+            kind=kind,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            try:
+                yield span
+            except BaseException as exc:
+                record_error(span, exc)
+                raise
+
+
+def record_error(span: Span, error: BaseException) -> None:
+    """Mark a span failed by `error` (cancellation included)."""
+    if not span.is_recording():
+        return
+    span.set_attribute(ERROR_TYPE, type(error).__qualname__)
+    span.record_exception(error)
+    span.set_status(Status(StatusCode.ERROR, str(error) or type(error).__name__))
+
+
+def _set_usage(span: Span, usage: Usage) -> None:
+    span.set_attribute(INPUT_TOKENS, usage.input_tokens)
+    span.set_attribute(OUTPUT_TOKENS, usage.output_tokens)
+    span.set_attribute(CACHE_READ_TOKENS, usage.cache_read_tokens)
+    span.set_attribute(CACHE_WRITE_TOKENS, usage.cache_write_tokens)
