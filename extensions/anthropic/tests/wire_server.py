@@ -143,8 +143,7 @@ class WireServer:
         if self._hold_armed:
             self._hold_armed = False
             self._held.set()
-            while not self._released.is_set():
-                await asyncio.sleep(0.005)
+            await asyncio.to_thread(self._released.wait, 30)
         if self._queue:
             responder = self._queue.popleft()
         elif self._default is not None:
