@@ -10,7 +10,7 @@ lock, so another thread or task may read while a run streams.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from automata.core.blocks import Block, ToolUseBlock
 from automata.core.events import (
@@ -68,11 +68,18 @@ class _Lane:
             agent=self.agent,
             invocation_id=self.invocation_id,
             depth=self.depth,
-            text="".join(self.text),
-            thinking="".join(self.thinking),
+            text=_joined(self.text),
+            thinking=_joined(self.thinking),
             tool_calls=tuple(self.calls.values()),
             usage=self.usage,
         )
+
+
+def _joined(parts: list[str]) -> str:
+    """The parts as one string, folded in place so repeated reads stay linear."""
+    if len(parts) > 1:
+        parts[:] = ["".join(parts)]
+    return parts[0] if parts else ""
 
 
 class StreamAccumulator:
@@ -95,7 +102,12 @@ class StreamAccumulator:
                 lane.thinking.append(event.text)
             elif isinstance(event, ToolCallEvent):
                 call = event.call
-                lane.calls[call.id] = ToolCallView(id=call.id, name=call.name, call=call)
+                known = lane.calls.get(call.id)
+                if known is not None and known.done:
+                    # the result was recorded first: keep it, and pair it with its call
+                    lane.calls[call.id] = replace(known, call=call)
+                else:
+                    lane.calls[call.id] = ToolCallView(id=call.id, name=call.name, call=call)
             elif isinstance(event, ToolResultEvent):
                 call = event.call
                 known = lane.calls.get(call.id)

@@ -2,15 +2,17 @@
 
 The run starts on first iteration, in its own task; events from the run and from its
 sub-agents (whose tools may run concurrently) reach the consumer one at a time, in the
-order they were produced. When the iterator is exhausted `.result` holds the
-`RunResult`; a failed run raises its error after its last event. Closing the stream
-early (`aclose()`, leaving `async with`, or dropping it) cancels the run cleanly.
+order they were produced. The run never waits for the consumer: events queue up until
+they are read. When the iterator is exhausted `.result` holds the `RunResult`; a failed
+run raises its error after its last event. Closing the stream early (`aclose()` or
+leaving `async with`) cancels the run and waits until it has stopped, so its transcript
+is committed; dropping an unfinished stream cancels the run without waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -23,31 +25,55 @@ T = TypeVar("T")
 
 _DONE = object()
 
-RunStarter = Callable[[Callable[[StreamEvent], None]], Awaitable[RunResult[Any]]]
+RunStarter = Callable[[Callable[[StreamEvent], None]], Coroutine[Any, Any, RunResult[Any]]]
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """Mark a finished task's outcome as seen, so asyncio does not log it as lost."""
+    if task.done() and not task.cancelled():
+        task.exception()
 
 
 class RunStream(Generic[T]):
-    """Async iterator of a run's `StreamEvent`s; `.result` once exhausted."""
+    """Async iterator of a run's `StreamEvent`s; `.result` once exhausted.
 
-    __slots__ = ("__weakref__", "_queue", "_result", "_start", "_task")
+    Iterate it once, from one task. After `aclose()` iteration ends at once, even if
+    events were still queued.
+    """
+
+    __slots__ = ("__weakref__", "_closed", "_finished", "_queue", "_result", "_start", "_task")
 
     def __init__(self, start: RunStarter) -> None:
         self._start = start
         self._queue: asyncio.Queue[object] | None = None
         self._task: asyncio.Task[RunResult[Any]] | None = None
         self._result: RunResult[T] | None = None
+        self._closed = False
+        self._finished = False
 
     @property
     def result(self) -> RunResult[T]:
-        """The run's result; raises `RuntimeError` before the stream is exhausted."""
-        if self._result is None:
-            raise RuntimeError("the stream has not finished; iterate it to the end first")
-        return self._result
+        """The run's result once the stream is exhausted.
+
+        After a failed run this raises the run's error again (it carries the partial
+        result as `.result`). Before the end, or after the stream was closed early, it
+        raises `RuntimeError`.
+        """
+        if self._result is not None:
+            return self._result
+        if self._finished and self._task is not None:
+            self._result = self._task.result()  # raises the run's error, if any
+            return self._result
+        if self._closed:
+            raise RuntimeError("the stream was closed before the run finished")
+        raise RuntimeError("the stream has not finished; iterate it to the end first")
 
     def __aiter__(self) -> RunStream[T]:
         return self
 
     async def __anext__(self) -> StreamEvent:
+        if self._closed:
+            raise StopAsyncIteration
         if self._task is None:
             self._begin()
         assert self._queue is not None
@@ -55,28 +81,52 @@ class RunStream(Generic[T]):
         item = await self._queue.get()
         if item is _DONE:
             self._queue.put_nowait(_DONE)  # later calls end too
+            if self._closed:
+                raise StopAsyncIteration
+            self._finished = True
             self._result = self._task.result()  # raises the run's error, if any
+            raise StopAsyncIteration
+        if self._closed:
             raise StopAsyncIteration
         return item  # type: ignore[return-value]
 
     def _begin(self) -> None:
         queue: asyncio.Queue[object] = asyncio.Queue()
         self._queue = queue
-        task = asyncio.ensure_future(self._start(queue.put_nowait))
+        task = asyncio.get_running_loop().create_task(
+            self._start(queue.put_nowait), name="automata-run-stream"
+        )
         task.add_done_callback(lambda _: queue.put_nowait(_DONE))
         self._task = task
 
     async def aclose(self) -> None:
-        """Cancel the run if it is still going and wait until it has stopped."""
+        """Cancel the run if it is still going and wait until it has stopped.
+
+        The run's cancellation commits its transcript (every tool call gets a result)
+        and runs its post-run hooks before this returns. If the caller is itself
+        cancelled meanwhile, it still waits for the run to stop, then re-raises that
+        cancellation. Closing twice, or after the end, does nothing more.
+        """
+        already_closed = self._closed
+        self._closed = True
         task = self._task
-        if task is None or task.done():
+        if task is None:
             return
-        task.cancel()
-        try:
-            await asyncio.wait({task})
-        finally:
-            if not task.cancelled():
-                task.exception()  # retrieved: closing was the caller's decision
+        if task.done():
+            self._finished = True  # the run ended on its own; `.result` reports it
+            _retrieve(task)
+            return
+        if not already_closed:
+            task.cancel()
+        interrupted: asyncio.CancelledError | None = None
+        while not task.done():
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError as exc:
+                interrupted = exc
+        _retrieve(task)  # closing was the caller's decision: the run's error is not news
+        if interrupted is not None:
+            raise interrupted
 
     async def __aenter__(self) -> RunStream[T]:
         return self
@@ -91,5 +141,9 @@ class RunStream(Generic[T]):
 
     def __del__(self) -> None:
         task = getattr(self, "_task", None)
-        if task is not None and not task.done():
+        if task is None:
+            return
+        if task.done():
+            _retrieve(task)
+        elif not task.get_loop().is_closed():
             task.cancel()
