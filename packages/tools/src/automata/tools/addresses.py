@@ -100,6 +100,18 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
     return None
 
 
+def _describe(host: str, address: IPAddress) -> str:
+    try:
+        spelled = ipaddress.ip_address(host)
+    except ValueError:
+        spelled = None
+    if spelled == address:
+        return host
+    if spelled is None and address.version == 4 and host[:1].isdigit():
+        return f"{host} means {address}, which"  # a legacy IPv4 spelling
+    return f"{host} resolves to {address}, which"
+
+
 def categorize(address: IPAddress) -> Category | None:
     """The reason `address` is not public, or None for a public unicast address."""
     if address in _METADATA:
@@ -185,8 +197,7 @@ class AddressPolicy:
             return None
         if self.allow_private and category in _PRIVATE_CATEGORIES:
             return None
-        shown = f"{host} resolves to {address}, which" if host != str(address) else str(address)
-        return f"{shown} is not a public address ({category})"
+        return f"{_describe(host, address)} is not a public address ({category})"
 
     def _listed(self, address: IPAddress) -> bool:
         candidates: list[IPAddress] = [address]

@@ -17,6 +17,7 @@ Guarantees, for every request including each redirect hop:
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -190,6 +191,8 @@ class _Fetcher:
             answers = await self.resolver(target.host, target.port)
         except OSError as exc:
             raise ToolError(f"could not resolve {target.host}: {exc.strerror or exc}") from None
+        except UnicodeError:
+            raise ToolError(f"could not resolve {target.host}: not a valid host name") from None
         addresses = []
         for answer in answers:
             address = parse_ip_literal(str(answer))
@@ -258,6 +261,12 @@ class _Fetcher:
         return bytes(body), False
 
 
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    """The default trust store, built once: loading it costs tens of milliseconds."""
+    return httpx.create_ssl_context()
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -300,7 +309,7 @@ def http_fetch(
     fetcher = _Fetcher(
         policy=AddressPolicy.build(allow_private=allow_private, allowed_hosts=allowed_hosts),
         resolver=resolver or system_resolver,
-        ssl_context=ssl_context or httpx.create_ssl_context(),
+        ssl_context=ssl_context or _default_ssl_context(),
         max_bytes=max_bytes,
         max_chars=max_chars,
         timeout=timeout,
