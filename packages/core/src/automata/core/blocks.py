@@ -11,6 +11,7 @@ Guarantee: `load_messages(dump_messages(messages)) == messages` for every transc
 from __future__ import annotations
 
 import base64
+import functools
 import binascii
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, TypeAlias
@@ -43,7 +44,7 @@ __all__ = [
     "load_messages",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def _decode_base64(value: object) -> object:
@@ -194,12 +195,15 @@ class Message(BaseModel):
         return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
 
 
-_TRANSCRIPT = TypeAdapter(list[Message])
+@functools.cache
+def _transcript_adapter() -> TypeAdapter[list[Message]]:
+    # Built on first use: schema building is the costly part of importing the core.
+    return TypeAdapter(list[Message])
 
 
 def dump_messages(messages: Sequence[Message]) -> str:
     """Serialize a transcript to JSON text that `load_messages` restores exactly."""
-    return _TRANSCRIPT.dump_json(list(messages)).decode("utf-8")
+    return _transcript_adapter().dump_json(list(messages)).decode("utf-8")
 
 
 def load_messages(data: str | bytes) -> list[Message]:
@@ -209,7 +213,7 @@ def load_messages(data: str | bytes) -> list[Message]:
     transcript; nothing is partially loaded.
     """
     try:
-        return _TRANSCRIPT.validate_json(data)
+        return _transcript_adapter().validate_json(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
