@@ -11,8 +11,8 @@ Guarantee: `load_messages(dump_messages(messages)) == messages` for every transc
 from __future__ import annotations
 
 import base64
-import functools
 import binascii
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, TypeAlias
 
