@@ -7,6 +7,8 @@ import time
 from collections.abc import Collection, Mapping
 from typing import Final
 
+import httpx2
+
 import anthropic
 from automata.anthropic._wire import PROVIDER
 from automata.core.errors import ProviderError
@@ -81,13 +83,15 @@ def to_provider_error(
             retryable=not after_content and status in retry_statuses,
             retry_after=parse_retry_after(error.response.headers),
         )
-    if isinstance(error, anthropic.APIConnectionError):
+    if isinstance(error, anthropic.APIConnectionError | httpx2.TransportError):
+        # The SDK wraps failures to connect; a connection lost while a stream is read
+        # surfaces as the HTTP client's own error.
+        detail = error.message if isinstance(error, anthropic.APIError) else str(error)
         return ProviderError(
-            f"anthropic: connection failed: {error.message}",
+            f"anthropic: connection failed: {detail or type(error).__name__}",
             provider=PROVIDER,
             retryable=not after_content,
         )
-    # Anything else from the transport (a dropped stream surfaces as the HTTP
-    # client's own error) or a malformed reply.
+    # Anything else: a malformed reply, or a failure we cannot classify.
     reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     return ProviderError(f"anthropic: {reason}", provider=PROVIDER, retryable=False)
