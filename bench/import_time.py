@@ -14,10 +14,7 @@ import statistics
 import subprocess
 import sys
 
-PROBE = (
-    "import time; t = time.perf_counter(); import {module}; "
-    "print(time.perf_counter() - t)"
-)
+PROBE = "import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
 
 
 def measure(module: str, runs: int) -> float:
