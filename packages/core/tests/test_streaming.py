@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,11 +40,14 @@ from automata.core import (
     ToolUseBlock,
     Usage,
     UsageEvent,
+    as_tool,
+    as_tool_func,
     post_run,
     tool,
 )
 from automata.core.testing import (
     BrokenStream,
+    FunctionProvider,
     ScriptedProvider,
     tool_call,
     tool_calls,
@@ -508,6 +512,46 @@ async def test_the_turns_of_one_agent_never_interleave() -> None:
         ("text", "c"),
         ("usage", "0"),
     ]
+
+
+async def test_lanes_of_parallel_sub_agents_interleave_but_each_keeps_its_turns_in_order() -> None:
+    """O5: different invocations may interleave; the turns of each one never do."""
+    both_asked = asyncio.Event()
+    first_turns: list[str] = []
+
+    async def reply(request: ModelRequest) -> Message:
+        topic = request.messages[-1].text
+        if request.messages[-1].role == "tool":
+            return Message.assistant(f"about {request.messages[1].text}")
+        first_turns.append(topic)
+        if len(first_turns) == 2:
+            both_asked.set()
+        await both_asked.wait()
+        return tool_calls(tool_call(f"note-{topic}", "note"), text=f"noting {topic}")
+
+    sub = Agent(FunctionProvider(reply))
+
+    @sub.tool
+    async def note() -> str:
+        return "noted"
+
+    parent = Agent(
+        ScriptedProvider(
+            [
+                tool_calls(
+                    tool_call("c1", "researcher", task="cats"),
+                    tool_call("c2", "researcher", task="dogs"),
+                ),
+                Message.assistant("ok"),
+            ]
+        ),
+        tools=[as_tool_func(sub, "researcher", "Delegate.")],
+    )
+    events = await collect(parent.stream("go"))
+    assert_turns_do_not_interleave(events)
+    lane_of = [e.invocation_id for e in events if e.agent == "researcher"]
+    switches = sum(1 for a, b in itertools.pairwise(lane_of) if a != b)
+    assert switches > 1, "the two sub-agent lanes ran one after the other"
 
 
 # -- providers that do not stream ----------------------------------------------------------
@@ -986,6 +1030,24 @@ async def test_a_plain_run_never_asks_its_provider_to_stream() -> None:
 
     assert (await agent.run("go")).output == "ok"
     assert (provider.streamed, len(provider.requests)) == (0, 2)
+
+
+async def test_a_plain_run_streams_nothing_in_any_sub_agent() -> None:
+    """P1: sub-agents of a plain run are not streamed either, at any depth."""
+    searcher_provider = StreamCountingProvider([Message.assistant("found")])
+    researcher_provider = StreamCountingProvider(
+        [tool_calls(tool_call("r1", "searcher", task="t")), Message.assistant("researched")]
+    )
+    top_provider = StreamCountingProvider(
+        [tool_calls(tool_call("o1", "researcher", task="t")), Message.assistant("report")]
+    )
+    researcher = Agent(
+        researcher_provider, tools=[as_tool(Agent(searcher_provider), "searcher", "Search.")]
+    )
+    top = Agent(top_provider, tools=[as_tool(researcher, "researcher", "Research.")])
+    assert (await top.run("go")).output == "report"
+    providers = (top_provider, researcher_provider, searcher_provider)
+    assert [(p.streamed, len(p.requests)) for p in providers] == [(0, 2), (0, 2), (0, 1)]
 
 
 async def test_a_plain_run_inside_a_streaming_runs_tool_adds_nothing_to_that_stream() -> None:

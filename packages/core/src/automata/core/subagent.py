@@ -9,6 +9,8 @@ total tool-call budget. Its usage is its own, not added to the parent's.
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from automata.core.blocks import Message
+from automata.core.errors import ToolDefinitionError
 from automata.core.loop import RunScope
 from automata.core.runner import execute_run
 from automata.core.schema import model_schema
@@ -92,7 +95,16 @@ def as_tool_func(
 ) -> SubAgentTool[P]:
     """A tool that runs `agent` with `render(params)` as its task, so the sub-agent
     reads natural language instead of JSON. Without `render`, a `TaskParams` task is
-    passed as is and other params as JSON."""
+    passed as is and other params as JSON. Raises `ToolDefinitionError` for a name a
+    model cannot call or params that are not a pydantic model."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+        raise ToolDefinitionError(
+            f"invalid tool name {name!r}: use 1-64 letters, digits, '_' or '-'"
+        )
+    if not (inspect.isclass(params) and issubclass(params, BaseModel)):
+        raise ToolDefinitionError(
+            f"sub-agent tool {name!r}: params must be a pydantic model, got {params!r}"
+        )
     if render is None:
         render = _default_render
     return SubAgentTool(
