@@ -1,0 +1,176 @@
+"""A real HTTP server on loopback that plays back scripted vendor replies.
+
+The official SDK client is pointed at it with `base_url`, so requests go through the
+SDK's real transport, JSON encoding and SSE decoding. Each reply is JSON or a
+`text/event-stream` body sent event by event; a reply can also drop the connection
+part-way, and the server can hold one request in flight until released (for
+cancellation tests). Every request body it receives is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+
+class DroppedConnection(Exception):
+    """Raised inside a streaming reply to cut the connection without ending the body."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted HTTP response: a JSON body, or SSE events sent one by one.
+
+    `drop_after` cuts the connection after that many events have been sent.
+    """
+
+    status: int = 200
+    json_body: Any = None
+    events: Sequence[bytes] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    drop_after: int | None = None
+
+    @classmethod
+    def sse(cls, body: str | bytes, *, drop_after: int | None = None) -> Reply:
+        """A reply streaming a raw event-stream body, split at its blank lines."""
+        text = body.decode() if isinstance(body, bytes) else body
+        events = [chunk + "\n\n" for chunk in text.split("\n\n") if chunk.strip()]
+        return cls(events=[e.encode() for e in events], drop_after=drop_after)
+
+
+Responder = Reply | Callable[[dict[str, Any]], Reply]
+
+
+@dataclass(frozen=True)
+class Received:
+    """A request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class WireServer:
+    """Serves scripted replies on 127.0.0.1 from a background thread."""
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self._queue: deque[Responder] = deque()
+        self._default: Responder | None = None
+        self._hold_armed = False
+        self._held = threading.Event()
+        self._released = threading.Event()
+        app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["POST", "GET"])])
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="critical", lifespan="off", access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    # lifecycle -------------------------------------------------------------------
+
+    def start(self) -> WireServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("test server did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        self._released.set()
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    @property
+    def base_url(self) -> str:
+        socket = self._server.servers[0].sockets[0]
+        host, port = socket.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    # scripting -------------------------------------------------------------------
+
+    def reset(self) -> None:
+        self.received.clear()
+        self._queue.clear()
+        self._default = None
+        self._hold_armed = False
+        self._held.clear()
+        self._released.set()
+
+    def enqueue(self, *replies: Responder) -> None:
+        """Answer the next requests with these replies, in order."""
+        self._queue.extend(replies)
+
+    def always(self, responder: Responder) -> None:
+        """Answer every request not covered by `enqueue` with this responder."""
+        self._default = responder
+
+    # the RequestGate protocol of automata.core.testing.conformance ------------------
+
+    def hold_next(self) -> None:
+        self._held.clear()
+        self._released.clear()
+        self._hold_armed = True
+
+    async def wait_until_held(self) -> None:
+        if not await asyncio.to_thread(self._held.wait, 10):
+            raise TimeoutError("no request arrived to hold")
+
+    def release(self) -> None:
+        self._hold_armed = False
+        self._released.set()
+
+    # serving ---------------------------------------------------------------------
+
+    async def _handle(self, request: Request) -> Response:
+        raw = await request.body()
+        body = json.loads(raw) if raw else {}
+        self.received.append(Received(request.url.path, dict(request.headers), body))
+        if self._hold_armed:
+            self._hold_armed = False
+            self._held.set()
+            await asyncio.to_thread(self._released.wait, 30)
+        if self._queue:
+            responder = self._queue.popleft()
+        elif self._default is not None:
+            responder = self._default
+        else:
+            return Response(json.dumps({"error": "no scripted reply"}), status_code=599)
+        reply = responder(body) if callable(responder) else responder
+        headers = dict(reply.headers)
+        if reply.events is None:
+            return Response(
+                json.dumps(reply.json_body),
+                status_code=reply.status,
+                headers=headers,
+                media_type="application/json",
+            )
+        return StreamingResponse(
+            self._events(reply),
+            status_code=reply.status,
+            headers=headers,
+            media_type="text/event-stream",
+        )
+
+    @staticmethod
+    async def _events(reply: Reply) -> AsyncIterator[bytes]:
+        assert reply.events is not None
+        for sent, event in enumerate(reply.events):
+            if reply.drop_after is not None and sent >= reply.drop_after:
+                raise DroppedConnection
+            yield event
+            await asyncio.sleep(0)
