@@ -201,7 +201,7 @@ def shell(
         environment = {k: os.environ[k] for k in _PASSED_VARIABLES if k in os.environ}
     else:
         environment = dict(env)
-    working = os.fspath(cwd) if cwd is not None else None
+    working = os.path.abspath(cwd) if cwd is not None else None
     if working is not None and not os.path.isdir(working):
         raise ValueError(f"cwd {working!r} is not a directory")
     runner = _Runner(
