@@ -1,0 +1,193 @@
+"""How OpenAIProvider reads completions, streamed and not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from automata.core import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    TextBlock,
+    TextDelta,
+    ThinkingBlock,
+    ThinkingDelta,
+    ToolUseBlock,
+    Usage,
+)
+from automata.openai import FINISH_REASONS, OpenAIProvider
+
+from . import replies
+from .wire_server import WireServer
+
+REQUEST = ModelRequest(messages=(Message.user("hi"),))
+MODES = ["complete", "stream"]
+
+
+async def answer(
+    server: WireServer, provider: OpenAIProvider, body: dict[str, Any], mode: str
+) -> ModelResponse:
+    server.enqueue(replies.reply(body))
+    if mode == "complete":
+        return await provider.complete(REQUEST)
+    items = [item async for item in provider.stream(REQUEST)]
+    final = items[-1]
+    assert isinstance(final, ModelResponse)
+    return final
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("raw", "mapped"),
+    [
+        ("stop", StopReason.END_TURN),
+        ("length", StopReason.MAX_TOKENS),
+        ("content_filter", StopReason.CONTENT_FILTER),
+    ],
+)
+async def test_text_finish_reasons_are_mapped(
+    server: WireServer, provider: OpenAIProvider, mode: str, raw: str, mapped: StopReason
+) -> None:
+    response = await answer(server, provider, replies.completion("hi", finish_reason=raw), mode)
+    assert (response.stop_reason, response.raw_stop_reason) == (mapped, raw)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("raw", ["tool_calls", "function_call"])
+async def test_tool_finish_reasons_are_mapped(
+    server: WireServer, provider: OpenAIProvider, mode: str, raw: str
+) -> None:
+    body = replies.completion(tool_calls=[replies.tool_call("c1", "clock", {})], finish_reason=raw)
+    response = await answer(server, provider, body, mode)
+    assert (response.stop_reason, response.raw_stop_reason) == (StopReason.TOOL_USE, raw)
+
+
+def test_the_finish_reason_table_covers_every_value_the_sdk_knows() -> None:
+    from typing import get_args
+
+    from openai.types.chat.chat_completion import Choice
+
+    known = get_args(Choice.model_fields["finish_reason"].annotation)
+    assert set(known) <= set(FINISH_REASONS)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stop_with_tool_calls_from_a_compatible_server_is_a_tool_turn(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    body = replies.completion(
+        tool_calls=[replies.tool_call("c1", "clock", {})], finish_reason="stop"
+    )
+    response = await answer(server, provider, body, mode)
+    assert (response.stop_reason, response.raw_stop_reason) == (StopReason.TOOL_USE, "stop")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_unknown_finish_reason_maps_to_unknown_and_keeps_the_raw_value(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    body = replies.completion("hi", finish_reason="eos_token")
+    response = await answer(server, provider, body, mode)
+    assert (response.stop_reason, response.raw_stop_reason) == (StopReason.UNKNOWN, "eos_token")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_usage_takes_cached_and_cache_written_tokens_out_of_input(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    usage = {
+        "prompt_tokens": 1000,
+        "completion_tokens": 50,
+        "total_tokens": 1050,
+        "prompt_tokens_details": {"cached_tokens": 600, "cache_write_tokens": 100},
+    }
+    response = await answer(server, provider, replies.completion("hi", usage=usage), mode)
+    assert response.usage == Usage(
+        input_tokens=300, output_tokens=50, cache_read_tokens=600, cache_write_tokens=100
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_text_and_tool_calls_become_core_blocks(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    body = replies.completion(
+        "Checking both.",
+        tool_calls=[
+            replies.tool_call("c1", "weather", {"city": "Oslo"}),
+            replies.tool_call("c2", "clock", {}),
+        ],
+        finish_reason="tool_calls",
+    )
+    response = await answer(server, provider, body, mode)
+    assert response.message == Message.assistant(
+        [
+            TextBlock(text="Checking both."),
+            ToolUseBlock(id="c1", name="weather", input={"city": "Oslo"}),
+            ToolUseBlock(id="c2", name="clock", input={}),
+        ]
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_reasoning_from_compatible_servers_becomes_thinking(
+    server: WireServer, provider: OpenAIProvider, mode: str, field: str
+) -> None:
+    body = replies.completion("Four.", extra={field: "Two plus two."})
+    response = await answer(server, provider, body, mode)
+    assert response.message.content == (
+        ThinkingBlock(thinking="Two plus two."),
+        TextBlock(text="Four."),
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_refusal_is_kept_as_text_and_stops_as_content_filter(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    body = replies.completion(None, refusal="I can't help with that.")
+    response = await answer(server, provider, body, mode)
+    assert response.message.content == (TextBlock(text="I can't help with that."),)
+    assert (response.stop_reason, response.raw_stop_reason) == (StopReason.CONTENT_FILTER, "stop")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_unparseable_tool_arguments_become_an_empty_input(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    body = replies.completion(
+        tool_calls=[replies.tool_call("c1", "weather", '{"city": "Os')], finish_reason="tool_calls"
+    )
+    response = await answer(server, provider, body, mode)
+    assert response.message.tool_calls == (ToolUseBlock(id="c1", name="weather", input={}),)
+
+
+async def test_a_stream_without_a_usage_chunk_reports_no_usage(
+    server: WireServer, provider: OpenAIProvider
+) -> None:
+    events = replies.stream_events(replies.completion("hi"), include_usage=False)
+    server.enqueue(replies.Reply(events=events))
+    items = [item async for item in provider.stream(REQUEST)]
+    final = items[-1]
+    assert isinstance(final, ModelResponse)
+    assert final.usage is None
+    assert final.stop_reason is StopReason.END_TURN
+
+
+async def test_stream_hands_on_thinking_then_text_as_they_arrive(
+    server: WireServer, provider: OpenAIProvider
+) -> None:
+    body = replies.completion("abcdef", extra={"reasoning_content": "wxyz"})
+    server.enqueue(replies.reply(body))
+    items = [item async for item in provider.stream(REQUEST)]
+    assert [(type(i).__name__, i.text) for i in items[:-1]] == [
+        ("ThinkingDelta", "wx"),
+        ("ThinkingDelta", "yz"),
+        ("TextDelta", "abc"),
+        ("TextDelta", "def"),
+    ]
+    assert all(isinstance(i, TextDelta | ThinkingDelta) for i in items[:-1])
