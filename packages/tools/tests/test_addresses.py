@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from automata.tools import AddressPolicy, Category, categorize, parse_ip_literal
 
@@ -116,3 +118,18 @@ def test_allowed_host_names_match_case_and_trailing_dot_insensitively():
 def test_a_single_string_for_allowed_hosts_is_rejected():
     with pytest.raises(TypeError):
         AddressPolicy.build(allowed_hosts="wiki.test")
+
+
+ipv4 = st.integers(min_value=0, max_value=2**32 - 1).map(ipaddress.IPv4Address)
+
+
+@given(ipv4)
+def test_an_ipv4_mapped_address_is_judged_as_its_ipv4_address(address):
+    mapped = ipaddress.IPv6Address(f"::ffff:{address}")
+    assert categorize(mapped) is categorize(address)
+
+
+@given(ipv4)
+def test_decimal_and_hex_spellings_read_as_the_same_address(address):
+    assert parse_ip_literal(str(int(address))) == address
+    assert parse_ip_literal(hex(int(address))) == address

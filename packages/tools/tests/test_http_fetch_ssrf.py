@@ -31,7 +31,7 @@ def assert_refused(result, *fragments):
         assert fragment in text, text
 
 
-async def test_the_default_reaches_the_loopback_server_when_allowed(server, invoke):
+async def test_the_loopback_server_answers_once_loopback_is_allowed(server, invoke):
     # The control for every refusal below: the same server answers once allowed.
     server.respond("/secret", "internal data")
     result = await invoke(http_fetch(allow_private=True), url=server.url("/secret"))
