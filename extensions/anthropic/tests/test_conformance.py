@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ from automata.core.testing.conformance import ConformanceScenario, ProviderConfo
 from . import replies
 from .wire_server import WireServer
 
-CONTENT = [
+CONTENT: list[dict[str, Any]] = [
     {"type": "thinking", "thinking": "The user wants weather.", "signature": "sig-xyz"},
     {"type": "text", "text": "Let me check that for you."},
     {"type": "tool_use", "id": "toolu_7", "name": "weather", "input": {"city": "Lima"}},

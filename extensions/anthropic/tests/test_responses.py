@@ -20,7 +20,7 @@ from automata.core import (
 )
 
 from . import replies
-from .wire_server import WireServer
+from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 MODES = ["complete", "stream"]
@@ -101,7 +101,7 @@ async def test_usage_reports_uncached_input_and_cache_reads_and_writes_apart(
 async def test_text_thinking_and_tool_use_become_core_blocks(
     server: WireServer, provider: AnthropicProvider, mode: str
 ) -> None:
-    content = [
+    content: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": "Let me look it up.", "signature": "sig-1"},
         {"type": "text", "text": "Checking."},
         {"type": "tool_use", "id": "toolu_9", "name": "weather", "input": {"city": "Oslo"}},
@@ -159,7 +159,7 @@ async def test_stream_takes_final_counts_from_message_delta(
     body = replies.message(TEXT, usage={"input_tokens": 10, "output_tokens": 99})
     events = replies.stream_events(body)
     # message_start carries output_tokens=1; only message_delta has the final 99.
-    server.enqueue(replies.Reply(events=events))
+    server.enqueue(Reply(events=events))
     items = [item async for item in provider.stream(REQUEST)]
     final = items[-1]
     assert isinstance(final, ModelResponse)
