@@ -14,7 +14,9 @@ import pytest
 from automata.core.blocks import Message, TextBlock, ThinkingBlock, ToolUseBlock
 from automata.core.provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta
 from automata.core.stop import StopReason
+from automata.core.testing import FunctionProvider, ScriptedProvider
 from automata.core.testing.conformance import (
+    ALL_CHECKS,
     ConformanceError,
     ConformanceScenario,
     ProviderConformance,
@@ -231,3 +233,59 @@ class TestGoodProviderThroughTheBaseClass(ProviderConformance):
 
     def scenario(self) -> ConformanceScenario:
         return SCENARIO
+
+
+# --- the core's own test providers --------------------------------------------------
+
+SCRIPTED_RESPONSE = ModelResponse(REPLY, StopReason.TOOL_USE, USAGE, "tool_use")
+NOT_IN_FLIGHT = [c for c in ALL_CHECKS if c is not check_cancellation_propagates]
+
+
+async def test_scripted_provider_passes_the_suite() -> None:
+    # A scripted reply is ready at once: the call never waits, so there is no moment
+    # to cancel it in flight (FunctionProvider below covers cancellation).
+    await run_conformance(
+        lambda: ScriptedProvider([SCRIPTED_RESPONSE] * 40), SCENARIO, checks=NOT_IN_FLIGHT
+    )
+
+
+async def test_scripted_provider_with_plain_messages_reports_no_usage() -> None:
+    scenario = dataclasses.replace(
+        SCENARIO, expected_usage=None, usage_reported=False, expected_raw_stop_reason="tool_use"
+    )
+    await run_conformance(lambda: ScriptedProvider([REPLY] * 40), scenario, checks=NOT_IN_FLIGHT)
+
+
+class EventGate:
+    """Holds the next FunctionProvider call until released."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.held = asyncio.Event()
+        self.released = asyncio.Event()
+
+    def hold_next(self) -> None:
+        self.armed = True
+        self.held.clear()
+        self.released.clear()
+
+    async def wait_until_held(self) -> None:
+        await asyncio.wait_for(self.held.wait(), 5)
+
+    def release(self) -> None:
+        self.armed = False
+        self.released.set()
+
+    async def reply(self, request: ModelRequest) -> ModelResponse:
+        if self.armed:
+            self.armed = False
+            self.held.set()
+            await self.released.wait()
+        return SCRIPTED_RESPONSE
+
+
+async def test_function_provider_passes_the_whole_suite() -> None:
+    gate = EventGate()
+    await run_conformance(
+        lambda: FunctionProvider(gate.reply), dataclasses.replace(SCENARIO, gate=gate)
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from automata.core.errors import ProviderError
+from automata.core.errors import ProviderError, RetryableError
 from automata.core.retry import RetryAttempt, RetryPolicy, is_retryable, retry, retry_after_hint
 
 
@@ -96,8 +96,9 @@ def test_partial_jitter_keeps_a_floor() -> None:
     assert policy.backoff(1, random=lambda: 1.0) == 4.0
 
 
-def test_only_retryable_provider_errors_are_retryable() -> None:
+def test_only_retryable_provider_errors_and_the_retryable_marker_are_retryable() -> None:
     assert is_retryable(overloaded())
+    assert is_retryable(RetryableError("flaky upstream"))
     assert not is_retryable(ProviderError("bad request", status=400))
     assert not is_retryable(RuntimeError("boom"))
 
