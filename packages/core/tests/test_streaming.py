@@ -20,6 +20,7 @@ from automata.core import (
     Agent,
     Approval,
     IncompleteResponseError,
+    MaxStepsError,
     Message,
     ModelRequest,
     ModelResponse,
@@ -285,6 +286,24 @@ async def test_the_run_starts_only_when_the_stream_is_first_iterated() -> None:
     assert len(provider.requests) == 1
 
 
+async def test_a_stream_takes_the_same_per_run_keywords_as_run() -> None:
+    """S1: per-run keywords apply to a streamed run too, for agents and sessions."""
+    looping = [tool_calls(tool_call("1", "echo")), tool_calls(tool_call("2", "echo"))]
+    agent = Agent(ScriptedProvider(looping * 2))
+
+    @agent.tool
+    async def echo() -> str:
+        return "again"
+
+    with pytest.raises(MaxStepsError) as from_agent:
+        await collect(agent.stream("go", max_steps=1))
+    with pytest.raises(MaxStepsError) as from_session:
+        await collect(agent.session().stream("go", max_steps=1))
+    assert from_agent.value.result is not None
+    assert from_session.value.result is not None
+    assert from_agent.value.result.steps == from_session.value.result.steps == 1
+
+
 async def test_a_slow_consumer_never_slows_the_run() -> None:
     """S4: the run never waits for the consumer; its events queue until read."""
     end = RunEnd()
@@ -388,7 +407,7 @@ async def test_every_call_of_a_batch_is_announced_in_model_order_before_any_resu
 
 
 async def test_results_arrive_in_the_order_the_calls_finish() -> None:
-    """O4: results stream in completion order, not in the model's order."""
+    """O4 and S3: results stream in completion order, not in the model's order."""
     second_done, third_done = asyncio.Event(), asyncio.Event()
 
     @tool
@@ -515,7 +534,8 @@ async def test_the_turns_of_one_agent_never_interleave() -> None:
 
 
 async def test_lanes_of_parallel_sub_agents_interleave_but_each_keeps_its_turns_in_order() -> None:
-    """O5: different invocations may interleave; the turns of each one never do."""
+    """O5 and S3: different invocations may interleave, the turns of each one never do,
+    and their concurrent events still reach the consumer one at a time."""
     both_asked = asyncio.Event()
     first_turns: list[str] = []
 
@@ -980,7 +1000,10 @@ async def test_closing_a_stream_while_an_aborted_batch_cleans_up_leaves_a_valid_
     stream = session.stream("go")
     await anext(stream)
     await careful.cleaning.wait()  # the abort is cancelling c1, which takes a while
-    await stream.aclose()
+    closer = asyncio.create_task(stream.aclose())
+    await asyncio.sleep(0)  # the run is cancelled in the middle of that cleanup
+    careful.cleanup_gate.set()
+    await asyncio.wait_for(closer, 5)
     assert_every_call_has_a_result(session.messages)
 
 
@@ -999,8 +1022,10 @@ async def test_a_run_cancelled_again_while_its_tools_clean_up_leaves_a_valid_tra
     running.cancel()
     await careful.cleaning.wait()
     running.cancel()
+    await asyncio.sleep(0)  # the second cancellation lands in the middle of the cleanup
+    careful.cleanup_gate.set()
     with pytest.raises(asyncio.CancelledError):
-        await running
+        await asyncio.wait_for(running, 5)
     assert_every_call_has_a_result(session.messages)
 
 
