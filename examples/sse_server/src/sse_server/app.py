@@ -1,0 +1,130 @@
+"""A Starlette app that streams an agent run to a browser over Server-Sent Events.
+
+`GET /runs?task=...` starts one run and answers with `text/event-stream`. The run's
+events are folded into a `StreamAccumulator`; after each event the app sends the view
+of the lane that changed (`event: view`), and at the end one `event: done` frame with
+the result and every view, or one `event: error` frame with the error and the partial
+output. The stream is read inside `async with`, so a browser that goes away (the
+request is cancelled) cancels the run and its tools. `GET /` serves a small page that
+renders the views.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from automata.core import Agent, AgentView, AutomataError, StreamAccumulator, Usage
+from sse_server.demo import demo_agent
+
+__all__ = ["AgentFactory", "create_app", "run_frames", "sse_frame", "view_json"]
+
+AgentFactory = Callable[[], Agent]
+"""Builds the agent for one request (a fresh one, or a shared one: agents are safe to
+run concurrently)."""
+
+JSONObject = dict[str, object]
+
+
+def sse_frame(event: str, data: JSONObject) -> str:
+    """One Server-Sent Events frame. JSON escapes newlines, so `data` is one line."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def usage_json(usage: Usage) -> JSONObject:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+    }
+
+
+def view_json(view: AgentView) -> JSONObject:
+    """An accumulator lane as JSON. `lane` identifies it across frames."""
+    return {
+        "lane": f"{view.agent}/{view.invocation_id}",
+        "agent": view.agent,
+        "invocation_id": view.invocation_id,
+        "depth": view.depth,
+        "text": view.text,
+        "thinking": view.thinking,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "name": call.name,
+                "input": dict(call.call.input) if call.call is not None else None,
+                "done": call.done,
+                "result": call.result,
+                "is_error": call.is_error,
+            }
+            for call in view.tool_calls
+        ],
+        "usage": usage_json(view.usage),
+    }
+
+
+async def run_frames(agent: Agent, task: str) -> AsyncIterator[str]:
+    """The SSE frames of one run of `agent` on `task` (see the module docstring)."""
+    accumulator = StreamAccumulator()
+    try:
+        async with agent.stream(task) as stream:
+            async for event in stream:
+                accumulator.add(event)
+                view = accumulator.view(event.agent, event.invocation_id)
+                if view is not None:
+                    yield sse_frame("view", view_json(view))
+    except AutomataError as error:
+        partial = getattr(error, "result", None)
+        yield sse_frame(
+            "error",
+            {
+                "type": type(error).__name__,
+                "message": str(error),
+                "output": str(partial.output) if partial is not None else "",
+                "stop_reason": str(partial.stop_reason) if partial is not None else "error",
+                "views": [view_json(v) for v in accumulator.views()],
+            },
+        )
+        return
+    result = stream.result
+    yield sse_frame(
+        "done",
+        {
+            "output": str(result.output),
+            "stop_reason": str(result.stop_reason),
+            "usage": usage_json(result.usage),
+            "totals": usage_json(accumulator.totals()),
+            "views": [view_json(v) for v in accumulator.views()],
+        },
+    )
+
+
+def _page() -> str:
+    return resources.files("sse_server").joinpath("index.html").read_text(encoding="utf-8")
+
+
+def create_app(make_agent: AgentFactory = demo_agent) -> Starlette:
+    """The app: `GET /` (the page) and `GET /runs?task=...` (one run as SSE)."""
+    page = _page()
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(page)
+
+    async def runs(request: Request) -> Response:
+        task = request.query_params.get("task", "").strip()
+        if not task:
+            return JSONResponse({"error": "the query parameter 'task' is required"}, 400)
+        return StreamingResponse(
+            run_frames(make_agent(), task),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    return Starlette(routes=[Route("/", index), Route("/runs", runs)])

@@ -1,0 +1,260 @@
+"""The SSE example over real HTTP: the app runs under uvicorn on a free loopback port
+and httpx plays the browser, reading the event stream frame by frame."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+from sse_server import create_app, demo_agent
+from starlette.applications import Starlette
+
+from automata.core import Agent, RunResult, StopReason, post_run, tool
+from automata.core.testing import (
+    BrokenStream,
+    ScriptedProvider,
+    tool_call,
+    tool_calls,
+    tool_results,
+)
+
+TASK = "Plan a spring weekend in Lisbon"
+
+
+@asynccontextmanager
+async def serving(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+    """Serve `app` with uvicorn on a free loopback port; yield a client for it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    serve = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                if serve.done():
+                    serve.result()  # startup failed: raise why
+                await asyncio.sleep(0.01)
+        async with httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", timeout=10, trust_env=False
+        ) as client:
+            yield client
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serve, 10)
+        sock.close()
+
+
+@dataclass(frozen=True)
+class Frame:
+    event: str
+    data: dict[str, Any]
+
+
+async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
+    """Parse a `text/event-stream` body the way a browser's EventSource does."""
+    event, data = "message", []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data:
+                yield Frame(event, json.loads("\n".join(data)))
+            event, data = "message", []
+        elif line.startswith(":"):
+            continue
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+
+
+async def run_over_http(client: httpx.AsyncClient, task: str = TASK) -> list[Frame]:
+    async with client.stream("GET", "/runs", params={"task": task}) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return [frame async for frame in frames(response)]
+
+
+def lanes(views: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return [(v["agent"], v["invocation_id"], v["depth"]) for v in views]
+
+
+# -- the page --------------------------------------------------------------------------------
+
+
+async def test_the_page_is_served_and_listens_for_the_runs_events() -> None:
+    async with serving(create_app()) as client:
+        response = await client.get("/")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    for needed in ("new EventSource", '"view"', '"done"', '"error"'):
+        assert needed in response.text
+
+
+async def test_a_request_without_a_task_is_refused() -> None:
+    async with serving(create_app()) as client:
+        response = await client.get("/runs", params={"task": "  "})
+    assert response.status_code == 400
+    assert "task" in response.json()["error"]
+
+
+# -- a run -----------------------------------------------------------------------------------
+
+
+async def test_a_run_streams_lane_views_and_ends_with_the_result() -> None:
+    async with serving(create_app(demo_agent)) as client:
+        received = await run_over_http(client)
+    assert {f.event for f in received[:-1]} == {"view"}
+    done = received[-1]
+    assert done.event == "done"
+    assert done.data["output"] == (
+        "Go to Lisbon in May: it is warm and dry, and you can eat pastéis de nata in Belém "
+        "and grilled sardines in Alfama."
+    )
+    assert done.data["stop_reason"] == "end_turn"
+    top, *subs = done.data["views"]
+    assert (top["agent"], top["depth"]) == ("planner", 0)
+    assert sorted(lanes(subs)) == [
+        ("researcher", "call_food", 1),
+        ("researcher", "call_weather", 1),
+    ]
+
+
+async def test_the_sub_agents_research_arrives_in_their_own_lanes() -> None:
+    async with serving(create_app(demo_agent)) as client:
+        received = await run_over_http(client)
+    views = {v["invocation_id"]: v for v in received[-1].data["views"]}
+    weather = views["call_weather"]
+    assert weather["text"] == (
+        "Searching weather. On weather: Lisbon in May: 22°C by day, little rain, long evenings."
+    )
+    [search] = weather["tool_calls"]
+    assert (search["name"], search["input"], search["done"]) == (
+        "search",
+        {"query": "weather"},
+        True,
+    )
+    planner_calls = received[-1].data["views"][0]["tool_calls"]
+    assert [(c["id"], c["done"], c["is_error"]) for c in planner_calls] == [
+        ("call_weather", True, False),
+        ("call_food", True, False),
+    ]
+
+
+async def test_usage_is_per_lane_and_the_totals_cover_every_lane() -> None:
+    """M4 over the wire: the run's own usage excludes its sub-agents; totals do not."""
+    async with serving(create_app(demo_agent)) as client:
+        done = (await run_over_http(client))[-1].data
+    per_lane = {v["invocation_id"]: v["usage"]["output_tokens"] for v in done["views"][1:]}
+    assert per_lane == {"call_weather": 37, "call_food": 37}
+    assert done["usage"]["output_tokens"] == done["views"][0]["usage"]["output_tokens"] == 58
+    assert done["totals"]["output_tokens"] == 58 + 37 + 37
+
+
+async def test_every_view_frame_is_the_whole_lane_so_far() -> None:
+    """A client keeps only the latest view of each lane: each one extends the last,
+    and the final ones are the views the run ends with."""
+    async with serving(create_app(demo_agent)) as client:
+        received = await run_over_http(client)
+    latest: dict[str, dict[str, Any]] = {}
+    for frame in received[:-1]:
+        lane = frame.data["lane"]
+        if lane in latest:
+            assert frame.data["text"].startswith(latest[lane]["text"])
+            assert len(frame.data["tool_calls"]) >= len(latest[lane]["tool_calls"])
+        latest[lane] = frame.data
+    assert sorted(latest.values(), key=lambda v: v["lane"]) == sorted(
+        received[-1].data["views"], key=lambda v: v["lane"]
+    )
+
+
+async def test_two_browsers_get_two_independent_runs() -> None:
+    async with serving(create_app(demo_agent)) as client:
+        first, second = await asyncio.gather(run_over_http(client), run_over_http(client))
+    assert first[-1].data["output"] == second[-1].data["output"]
+    assert (
+        first[-1].data["views"][0]["invocation_id"] != second[-1].data["views"][0]["invocation_id"]
+    )
+
+
+async def test_a_failed_run_ends_with_an_error_frame_carrying_the_partial_output() -> None:
+    """B1 and R2 over the wire: the partial text streams, then the error frame."""
+
+    def broken() -> Agent:
+        return Agent(ScriptedProvider([BrokenStream("Lisbon is", ConnectionError("reset"))]))
+
+    async with serving(create_app(broken)) as client:
+        received = await run_over_http(client)
+    assert [f.event for f in received] == ["view", "error"]
+    assert received[0].data["text"] == "Lisbon is"
+    error = received[1].data
+    assert (error["type"], error["output"], error["stop_reason"]) == (
+        "IncompleteResponseError",
+        "Lisbon is",
+        "incomplete",
+    )
+    assert "reset" in error["message"]
+
+
+# -- a browser that goes away ----------------------------------------------------------------
+
+
+@dataclass
+class Watched:
+    """An agent whose only tool runs until cancelled, and what became of its run."""
+
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    result: RunResult[Any] | None = None
+
+    def agent(self) -> Agent:
+        @tool
+        async def book_hotel() -> str:
+            """Book a room (takes forever)."""
+            self.started.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+            return "booked"
+
+        async def record(result: RunResult[Any], error: BaseException | None) -> None:
+            self.result = result
+            self.ended.set()
+
+        return Agent(
+            ScriptedProvider([tool_calls(tool_call("call_1", "book_hotel"), text="Booking. ")]),
+            tools=[book_hotel],
+            hooks=[post_run(record)],
+        )
+
+
+async def test_a_browser_that_goes_away_cancels_the_run_and_its_tools() -> None:
+    """C5 over the wire: closing the connection cancels the run; its transcript is
+    left valid."""
+    watched = Watched()
+    async with serving(create_app(watched.agent)) as client:
+        async with client.stream("GET", "/runs", params={"task": TASK}) as response:
+            async for frame in frames(response):
+                if frame.event == "view" and frame.data["tool_calls"]:
+                    await asyncio.wait_for(watched.started.wait(), 5)
+                    break  # leaving the block closes the connection mid-run
+        await asyncio.wait_for(watched.ended.wait(), 5)
+    assert watched.cancelled.is_set()
+    assert watched.result is not None
+    assert watched.result.stop_reason is StopReason.CANCELLED
+    assert tool_results(watched.result.messages) == [
+        ("call_1", "canceled: tool batch aborted: run cancelled", True)
+    ]
