@@ -120,6 +120,14 @@ def test_each_agent_and_invocation_id_pair_is_its_own_lane() -> None:
     ]
 
 
+def test_two_invocations_with_the_same_agent_and_id_share_one_lane() -> None:
+    """M1: the key is exactly `(agent, invocation_id)`; nothing else tells lanes apart."""
+    under_one_parent = Lane("searcher", "s1", 2)
+    under_another = Lane("searcher", "s1", 2)
+    accumulator = folded(under_one_parent.text("a"), under_another.text("b"))
+    assert [(v.agent, v.text) for v in accumulator.views()] == [("searcher", "ab")]
+
+
 def test_a_view_names_its_lane_and_keeps_its_depth() -> None:
     """M1: a view says whose lane it is and how deep it is nested."""
     view = view_of(folded(DEEP.text("x")), DEEP)

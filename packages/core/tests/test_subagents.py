@@ -402,3 +402,33 @@ async def test_parallel_calls_to_the_same_sub_agent_stream_in_separate_lanes() -
         accumulator.add(event)
     lanes = sorted((v.invocation_id, v.text) for v in accumulator.views_for("researcher"))
     assert lanes == [("c1", "about cats"), ("c2", "about dogs")]
+
+
+async def test_closing_the_parents_stream_cancels_the_tools_a_sub_agent_is_running() -> None:
+    """C1 through a sub-agent: closing the stream reaches the innermost running tool,
+    and the parent's transcript is still valid."""
+    started, cancelled = asyncio.Event(), asyncio.Event()
+    sub = Agent(ScriptedProvider([tool_calls(tool_call("w1", "wait"))]))
+
+    @sub.tool
+    async def wait() -> str:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    session = Agent(
+        calling(("c1", "helper", {"task": "t"})), tools=[as_tool(sub, "helper", "Delegate.")]
+    ).session()
+    async with session.stream("go") as stream:
+        async for event in stream:
+            if isinstance(event, ToolCallEvent) and event.agent == "helper":
+                await started.wait()
+                break
+    assert cancelled.is_set()
+    assert tool_results(session.messages) == [
+        ("c1", "canceled: tool batch aborted: run cancelled", True)
+    ]
