@@ -37,6 +37,7 @@ from automata.core import (
     ThinkingEvent,
     Tool,
     ToolCallEvent,
+    ToolPolicy,
     ToolResultEvent,
     ToolUseBlock,
     Usage,
@@ -384,26 +385,29 @@ async def test_a_turn_whose_provider_reports_no_usage_has_no_usage_event() -> No
 
 async def test_every_call_of_a_batch_is_announced_in_model_order_before_any_result() -> None:
     """O3: the whole batch is announced, in the model's order, before any result --
-    even a call that cannot run and is answered at once."""
+    even calls answered without running (an unknown tool, a spent budget)."""
+    batch = tool_calls(
+        tool_call("c1", "fast"),
+        tool_call("c2", "missing"),
+        tool_call("c3", "fast"),
+        tool_call("c4", "fast"),
+    )
     agent = Agent(
-        ScriptedProvider(
-            [
-                tool_calls(
-                    tool_call("c1", "fast"), tool_call("c2", "missing"), tool_call("c3", "fast")
-                ),
-                Message.assistant("ok"),
-            ]
-        )
+        ScriptedProvider([batch, Message.assistant("ok")]), tool_policy=ToolPolicy(max_calls=2)
     )
 
     @agent.tool
     async def fast() -> str:
         return "fast"
 
-    events = await collect(agent.stream("go"))
+    stream = agent.stream("go")
+    events = await collect(stream)
     kinds = trace(events)
-    assert kinds[:3] == [("call", "c1"), ("call", "c2"), ("call", "c3")]
-    assert sorted(kinds[3:6]) == [("result", "c1"), ("result", "c2"), ("result", "c3")]
+    assert kinds[:4] == [("call", "c1"), ("call", "c2"), ("call", "c3"), ("call", "c4")]
+    assert sorted(kinds[4:8]) == [("result", f"c{i}") for i in range(1, 5)]
+    answered_at_once = [text for _, text, _ in tool_results(stream.result.messages)][1::2]
+    assert answered_at_once[0].startswith("tool not found")
+    assert answered_at_once[1] == "denied: tool budget exhausted: max calls 2"
 
 
 async def test_results_arrive_in_the_order_the_calls_finish() -> None:
