@@ -125,6 +125,8 @@ class RunStream(Generic[T]):
             except asyncio.CancelledError as exc:
                 interrupted = exc
         _retrieve(task)  # closing was the caller's decision: the run's error is not news
+        if not task.cancelled():
+            self._finished = True  # it ended on its own before the cancellation landed
         if interrupted is not None:
             raise interrupted
 
