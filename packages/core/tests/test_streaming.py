@@ -948,6 +948,22 @@ async def test_a_consumer_cancelled_while_waiting_stops_the_run_as_it_leaves_asy
     assert tool_results(session.messages) == [("c1", CANCELED, True)]
 
 
+async def test_a_timeout_around_the_consumer_cancels_the_run_and_still_raises_timeout() -> None:
+    """C5: a deadline on the consumer stops the run; the caller sees `TimeoutError`."""
+    one = blocking_tool("one")
+    session = blocking_batch_agent(one).session()
+
+    async def consume_with_deadline() -> None:
+        async with asyncio.timeout(0.05), session.stream("go") as stream:
+            async for _ in stream:
+                pass
+
+    with pytest.raises(TimeoutError):
+        await consume_with_deadline()
+    assert one.cancelled.is_set()
+    assert tool_results(session.messages) == [("c1", CANCELED, True)]
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="loop.py RunLoop.run_calls: on cancellation every task still in `pending` gets "
