@@ -964,12 +964,6 @@ async def test_a_timeout_around_the_consumer_cancels_the_run_and_still_raises_ti
     assert tool_results(session.messages) == [("c1", CANCELED, True)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop.py RunLoop.run_calls: on cancellation every task still in `pending` gets "
-    "a 'canceled' result, even one that already finished; its real result is dropped "
-    "and a second ToolResultEvent is emitted for the same call",
-)
 async def test_a_call_that_finished_as_the_run_was_cancelled_keeps_its_real_result() -> None:
     """C1: only unfinished calls are reported as canceled."""
     release = asyncio.Event()
@@ -993,12 +987,6 @@ async def test_a_call_that_finished_as_the_run_was_cancelled_keeps_its_real_resu
     assert tool_results(session.messages) == [("q", "done", False), ("s", CANCELED, True)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop.py RunLoop.run_calls: the batch-abort path awaits _cancel_all(pending) "
-    "before the tool message is appended; a cancellation arriving during that await "
-    "leaves tool calls without results in the transcript",
-)
 async def test_closing_a_stream_while_an_aborted_batch_cleans_up_leaves_a_valid_transcript() -> (
     None
 ):
@@ -1027,12 +1015,6 @@ async def test_closing_a_stream_while_an_aborted_batch_cleans_up_leaves_a_valid_
     assert_every_call_has_a_result(session.messages)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop.py RunLoop.run_calls: the cancellation handler awaits _cancel_all(pending) "
-    "before appending the tool message; a second cancellation (nested timeouts, anyio "
-    "cancel scopes re-deliver it) escapes and leaves tool calls without results",
-)
 async def test_a_run_cancelled_again_while_its_tools_clean_up_leaves_a_valid_transcript() -> None:
     """C1: a run cancelled twice still leaves a result for every call."""
     careful = blocking_tool("careful", slow_cleanup=True)

@@ -208,8 +208,7 @@ class RunLoop:
                         attempt = settings.structured.parse_text(message.text)
                     return LoopOutcome(self.result(), attempt)
                 self.emit_calls(calls)
-                results, attempt, abort = await self.run_batch(calls)
-                self.transcript.append(Message(role="tool", content=tuple(results)))
+                attempt, abort = await self.run_batch(calls)
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
@@ -229,8 +228,13 @@ class RunLoop:
             options=settings.options,
             output_schema=settings.output_schema,
         )
-        for hook in settings.pre_send:
-            request = await hook.before_send(request)
+        try:
+            for hook in settings.pre_send:
+                request = await hook.before_send(request)
+        except RunError as hook_error:
+            if hook_error.result is None:
+                hook_error.result = self.result(StopReason.ERROR)
+            raise
         self.state.steps += 1
         provider = settings.provider
         tracing = settings.tracing
@@ -251,9 +255,9 @@ class RunLoop:
             raise
         except Exception as exc:
             self.state.stop_reason = StopReason.ERROR
-            error = ProviderError(f"provider failed: {error_text(exc)}")
-            error.result = self.result()
-            raise error from exc
+            failure = ProviderError(f"provider failed: {error_text(exc)}")
+            failure.result = self.result()
+            raise failure from exc
         logger.debug(
             "model turn %d ended: %s",
             self.state.steps,
@@ -386,97 +390,108 @@ class RunLoop:
 
     async def run_batch(
         self, calls: tuple[ToolUseBlock, ...]
-    ) -> tuple[list[ToolResultBlock], StructuredAttempt | None, BaseException | None]:
-        """Run one turn's calls concurrently; results come back in the model's order."""
+    ) -> tuple[StructuredAttempt | None, BaseException | None]:
+        """Run one turn's calls concurrently and commit their results, in the model's
+        order, as one tool message (also when the batch is aborted or cancelled)."""
         settings = self.settings
         structured = settings.structured
-        results: list[ToolResultBlock | None] = [None] * len(calls)
+        batch = _Batch(calls)
         attempt: StructuredAttempt | None = None
         runnable: list[tuple[int, ToolUseBlock, Tool]] = []
         for index, call in enumerate(calls):
             if structured is not None and call.name == structured.tool_name:
                 attempt = structured.validate_payload(call.input)
-                text = attempt.feedback()
                 block = ToolResultBlock(
                     tool_use_id=call.id,
-                    content=(TextBlock(text=text),),
+                    content=(TextBlock(text=attempt.feedback()),),
                     is_error=not attempt.ok,
                 )
-                results[index] = self.finish_call(call, block)
+                batch.results[index] = self.finish_call(call, block)
                 continue
             found = settings.tools.get(call.name)
             if found is None:
                 available = ", ".join(sorted(settings.tools)) or "none"
-                results[index] = self.error_result(
+                batch.results[index] = self.error_result(
                     call, f'tool not found: "{call.name}" (available tools: {available})'
                 )
                 continue
             if self.budget is not None:
                 refusal = self.budget.reserve(call.name)
                 if refusal is not None:
-                    results[index] = self.error_result(call, f"denied: {refusal}")
+                    batch.results[index] = self.error_result(call, f"denied: {refusal}")
                     continue
             runnable.append((index, call, found))
+        abort = await self.run_calls(runnable, batch) if runnable else None
+        if not batch.committed:
+            self.commit(batch)
+        return attempt, abort
 
-        abort: BaseException | None = None
-        if runnable:
-            abort = await self.run_calls(runnable, results, calls)
-        final = [r for r in results if r is not None]
-        assert len(final) == len(calls)
-        return final, attempt, abort
+    def commit(self, batch: _Batch) -> None:
+        """Append the batch's results as the tool message; every call has one."""
+        results = tuple(r for r in batch.results if r is not None)
+        assert len(results) == len(batch.calls)
+        self.transcript.append(Message(role="tool", content=results))
+        batch.committed = True
 
     async def run_calls(
-        self,
-        runnable: list[tuple[int, ToolUseBlock, Tool]],
-        results: list[ToolResultBlock | None],
-        calls: tuple[ToolUseBlock, ...],
+        self, runnable: list[tuple[int, ToolUseBlock, Tool]], batch: _Batch
     ) -> BaseException | None:
-        policy = self.settings.policy
-        gates = _ParallelGates(policy)
+        """Run the calls as tasks. A task emits its own result event when it finishes,
+        so events arrive in completion order; once the batch is closed (aborted or
+        cancelled) late finishers are ignored and their calls reported as canceled."""
+        gates = _ParallelGates(self.settings.policy)
         tasks: dict[asyncio.Task[ToolResultBlock], int] = {}
         for index, call, found in runnable:
-            task = asyncio.create_task(self.run_call(call, found, gates))
-            tasks[task] = index
+            tasks[asyncio.create_task(self.run_call(call, found, gates, batch))] = index
         pending = set(tasks)
         abort: _BatchAbort | None = None
-        aborted_index = -1
         try:
             while pending and abort is None:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     try:
-                        results[tasks[task]] = task.result()
+                        batch.results[tasks[task]] = task.result()
                     except _BatchAbort as exc:
                         if abort is None:
-                            abort, aborted_index = exc, tasks[task]
+                            abort = exc
+                            batch.results[tasks[task]] = self.error_result(
+                                batch.calls[tasks[task]], f"aborted: {exc}", exc.cause
+                            )
         except asyncio.CancelledError:
-            await _cancel_all(pending)
-            for task in pending:
-                index = tasks[task]
-                results[index] = self.error_result(
-                    calls[index], "canceled: tool batch aborted: run cancelled"
-                )
-            self.transcript.append(
-                Message(role="tool", content=tuple(r for r in results if r is not None))
-            )
+            self.close_batch(batch, tasks, pending, "run cancelled")
+            await _settle(pending)
             raise
         if abort is None:
             return None
-        await _cancel_all(pending)
-        reason = error_text(abort.cause)
-        for task in pending:
-            index = tasks[task]
-            if task.cancelled() or results[index] is None:
-                results[index] = self.error_result(
-                    calls[index], f"canceled: tool batch aborted: {reason}"
-                )
-        results[aborted_index] = self.error_result(
-            calls[aborted_index], f"aborted: {reason}", abort.cause
-        )
+        self.close_batch(batch, tasks, pending, str(abort))
+        if await _settle(pending):
+            raise asyncio.CancelledError
         return abort.cause
 
+    def close_batch(
+        self,
+        batch: _Batch,
+        tasks: dict[asyncio.Task[ToolResultBlock], int],
+        pending: set[asyncio.Task[ToolResultBlock]],
+        reason: str,
+    ) -> None:
+        """Stop the batch now: keep the results of calls that already finished, mark
+        the rest canceled, cancel their tasks and commit, before any cleanup awaits."""
+        batch.closed = True
+        for task in list(pending):
+            index = tasks[task]
+            if task.done() and not task.cancelled() and task.exception() is None:
+                batch.results[index] = task.result()
+                pending.discard(task)
+                continue
+            task.cancel()
+            batch.results[index] = self.error_result(
+                batch.calls[index], f"canceled: tool batch aborted: {reason}"
+            )
+        self.commit(batch)
+
     async def run_call(
-        self, call: ToolUseBlock, found: Tool, gates: _ParallelGates
+        self, call: ToolUseBlock, found: Tool, gates: _ParallelGates, batch: _Batch
     ) -> ToolResultBlock:
         tracing = self.settings.tracing
         with tracing.tool_call(call) as span:
@@ -491,6 +506,8 @@ class RunLoop:
             " with an error" if block.is_error else "",
             extra={"agent": self.settings.agent, "invocation_id": self.invocation_id},
         )
+        if batch.closed:
+            return block  # too late: the call is already reported as canceled
         return self.finish_call(call, block, error)
 
     async def execute_call(
@@ -574,11 +591,32 @@ def _seconds(value: float | None) -> str:
     return f"{value:g}s"
 
 
-async def _cancel_all(tasks: set[asyncio.Task[ToolResultBlock]]) -> None:
+async def _settle(tasks: set[asyncio.Task[ToolResultBlock]]) -> bool:
+    """Wait until cancelled tool tasks have finished cleaning up. Cancellation of the
+    wait itself is absorbed (and reported) so cleanup is never cut short."""
+    cancelled_again = False
+    while tasks:
+        try:
+            await asyncio.wait(tasks)
+            break
+        except asyncio.CancelledError:
+            cancelled_again = True
     for task in tasks:
-        task.cancel()
-    if tasks:
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if not task.cancelled():
+            task.exception()  # retrieved: the batch is over
+    return cancelled_again
+
+
+class _Batch:
+    """One turn's tool calls and their results, in the model's order."""
+
+    __slots__ = ("calls", "closed", "committed", "results")
+
+    def __init__(self, calls: tuple[ToolUseBlock, ...]) -> None:
+        self.calls = calls
+        self.results: list[ToolResultBlock | None] = [None] * len(calls)
+        self.closed = False
+        self.committed = False
 
 
 class _ParallelGates:
