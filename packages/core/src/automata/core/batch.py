@@ -1,0 +1,341 @@
+"""Tool batches: one turn's tool calls, run concurrently under the tool policy.
+
+Every call of a batch gets exactly one result, committed in the model's order as one
+tool message, whatever happens: unknown tools, budget refusals, approvals, timeouts,
+errors, an aborted batch or a cancelled run. Result events are emitted as calls
+finish (completion order); the error strings are those of DESIGN.md section 4.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from automata.core.blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from automata.core.events import ToolResultEvent
+from automata.core.policy import ToolPolicy
+from automata.core.structured import StructuredAttempt
+from automata.core.tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
+from automata.core.tracing import logger
+
+if TYPE_CHECKING:
+    from automata.core.loop import RunLoop
+
+__all__ = ["ToolBatch", "error_text"]
+
+
+def error_text(error: BaseException) -> str:
+    """An exception as the model sees it: its message, or its type name if it has none."""
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+class _BatchAbort(Exception):
+    """Raised inside a tool-call task when the whole batch must stop."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(error_text(cause))
+        self.cause = cause
+
+
+class ToolBatch:
+    """Runs the tool calls of one model turn for a `RunLoop` and commits the results."""
+
+    __slots__ = ("calls", "owner")
+
+    def __init__(self, owner: RunLoop, calls: tuple[ToolUseBlock, ...]) -> None:
+        self.owner = owner
+        self.calls = calls
+
+    def finish_call(
+        self, call: ToolUseBlock, block: ToolResultBlock, error: BaseException | None = None
+    ) -> ToolResultBlock:
+        owner = self.owner
+        if owner.emit is not None:
+            owner.emit(
+                owner.tag(
+                    ToolResultEvent,
+                    call=call,
+                    result=block.text,
+                    blocks=block.content,
+                    is_error=block.is_error,
+                    error=error,
+                )
+            )
+        return block
+
+    def error_result(
+        self, call: ToolUseBlock, text: str, error: BaseException | None = None
+    ) -> ToolResultBlock:
+        return self.finish_call(call, _error_block(call, text), error)
+
+    # -- tool batches ------------------------------------------------------------
+
+    async def run(self) -> tuple[StructuredAttempt | None, BaseException | None]:
+        """Run one turn's calls concurrently and commit their results, in the model's
+        order, as one tool message (also when the batch is aborted or cancelled)."""
+        settings = self.owner.settings
+        structured = settings.structured
+        calls = self.calls
+        batch = _BatchState(calls)
+        attempt: StructuredAttempt | None = None
+        runnable: list[tuple[int, ToolUseBlock, Tool]] = []
+        for index, call in enumerate(calls):
+            if structured is not None and call.name == structured.tool_name:
+                attempt = structured.validate_payload(call.input)
+                block = ToolResultBlock(
+                    tool_use_id=call.id,
+                    content=(TextBlock(text=attempt.feedback()),),
+                    is_error=not attempt.ok,
+                )
+                batch.results[index] = self.finish_call(call, block)
+                continue
+            found = settings.tools.get(call.name)
+            if found is None:
+                available = ", ".join(sorted(settings.tools)) or "none"
+                batch.results[index] = self.error_result(
+                    call, f'tool not found: "{call.name}" (available tools: {available})'
+                )
+                continue
+            if self.owner.budget is not None:
+                refusal = self.owner.budget.reserve(call.name)
+                if refusal is not None:
+                    batch.results[index] = self.error_result(call, f"denied: {refusal}")
+                    continue
+            runnable.append((index, call, found))
+        abort = await self.run_calls(runnable, batch) if runnable else None
+        if not batch.committed:
+            self.commit(batch)
+        return attempt, abort
+
+    def commit(self, batch: _BatchState) -> None:
+        """Append the batch's results as the tool message; every call has one."""
+        results = tuple(r for r in batch.results if r is not None)
+        assert len(results) == len(batch.calls)
+        self.owner.transcript.append(Message(role="tool", content=results))
+        batch.committed = True
+
+    async def run_calls(
+        self, runnable: list[tuple[int, ToolUseBlock, Tool]], batch: _BatchState
+    ) -> BaseException | None:
+        """Run the calls as tasks. A task emits its own result event when it finishes,
+        so events arrive in completion order; once the batch is closed (aborted or
+        cancelled) late finishers are ignored and their calls reported as canceled."""
+        gates = _ParallelGates(self.owner.settings.policy)
+        tasks: dict[asyncio.Task[ToolResultBlock], int] = {}
+        for index, call, found in runnable:
+            tasks[asyncio.create_task(self.run_call(call, found, gates, batch))] = index
+        pending = set(tasks)
+        abort: _BatchAbort | None = None
+        try:
+            while pending and abort is None:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    try:
+                        batch.results[tasks[task]] = task.result()
+                    except _BatchAbort as exc:
+                        if abort is None:
+                            abort = exc
+                            batch.results[tasks[task]] = self.error_result(
+                                batch.calls[tasks[task]], f"aborted: {exc}", exc.cause
+                            )
+        except asyncio.CancelledError:
+            self.close_batch(batch, tasks, pending, "run cancelled")
+            await _settle(pending)
+            raise
+        if abort is None:
+            return None
+        self.close_batch(batch, tasks, pending, str(abort))
+        if await _settle(pending):
+            raise asyncio.CancelledError
+        return abort.cause
+
+    def close_batch(
+        self,
+        batch: _BatchState,
+        tasks: dict[asyncio.Task[ToolResultBlock], int],
+        pending: set[asyncio.Task[ToolResultBlock]],
+        reason: str,
+    ) -> None:
+        """Stop the batch now: keep the results of calls that already finished, mark
+        the rest canceled, cancel their tasks and commit, before any cleanup awaits."""
+        batch.closed = True
+        for task in list(pending):
+            index = tasks[task]
+            if task.done() and not task.cancelled() and task.exception() is None:
+                batch.results[index] = task.result()
+                pending.discard(task)
+                continue
+            task.cancel()
+            batch.results[index] = self.error_result(
+                batch.calls[index], f"canceled: tool batch aborted: {reason}"
+            )
+        self.commit(batch)
+
+    async def run_call(
+        self, call: ToolUseBlock, found: Tool, gates: _ParallelGates, batch: _BatchState
+    ) -> ToolResultBlock:
+        tracing = self.owner.settings.tracing
+        with tracing.tool_call(call) as span:
+            block, error = await self.execute_call(call, found, gates)
+            tracing.finish_tool_call(
+                span, block, type(error).__qualname__ if error is not None else "tool_error"
+            )
+        logger.debug(
+            "tool call %s (%s) finished%s",
+            call.id,
+            call.name,
+            " with an error" if block.is_error else "",
+            extra={"agent": self.owner.settings.agent, "invocation_id": self.owner.invocation_id},
+        )
+        if batch.closed:
+            return block  # too late: the call is already reported as canceled
+        return self.finish_call(call, block, error)
+
+    async def execute_call(
+        self, call: ToolUseBlock, found: Tool, gates: _ParallelGates
+    ) -> tuple[ToolResultBlock, BaseException | None]:
+        """Approve, gate, rate-limit and run one call; raises `_BatchAbort` when the
+        batch must stop, otherwise always returns a result block."""
+        context = ToolContext(
+            call=call,
+            agent=self.owner.settings.agent,
+            invocation_id=self.owner.invocation_id,
+            depth=self.owner.depth,
+            scope=self.owner.scope,
+        )
+        approver = self.owner.settings.approver
+        if approver is not None:
+            try:
+                decision = await approver(call, context)
+            except asyncio.CancelledError as exc:
+                if _being_cancelled():
+                    raise
+                raise _BatchAbort(exc) from exc
+            except Exception as exc:
+                raise _BatchAbort(exc) from exc
+            if not decision.allowed:
+                return _error_block(call, f"denied: {decision.reason or 'denied'}"), None
+        limits = self.owner.settings.policy.limits_for(call.name)
+        async with gates.enter(call.name):
+            timeout = asyncio.timeout(limits.timeout)
+            try:
+                async with timeout:
+                    if limits.rate_limiter is not None:
+                        try:
+                            await limits.rate_limiter.acquire(call.name)
+                        except asyncio.CancelledError:
+                            raise
+                        except Exception as exc:
+                            text = f"rate limiter failed: {error_text(exc)}"
+                            return _error_block(call, text), exc
+                    value = await found.execute(call.input, context)
+            except TimeoutError as exc:
+                if timeout.expired():
+                    text = f'tool "{call.name}" timed out after {_seconds(limits.timeout)}'
+                    return _error_block(call, text), exc
+                return _error_block(call, error_text(exc)), exc
+            except InvalidToolArguments as exc:
+                return _error_block(call, f"invalid args: {exc}"), exc
+            except asyncio.CancelledError as exc:
+                if _being_cancelled():
+                    raise
+                raise _BatchAbort(exc) from exc
+            except Exception as exc:
+                return _error_block(call, error_text(exc)), exc
+        try:
+            converted = to_tool_result(value)
+        except TypeError as exc:
+            return _error_block(call, error_text(exc)), exc
+        block = ToolResultBlock(
+            tool_use_id=call.id, content=converted.content, is_error=converted.is_error
+        )
+        return block, None
+
+
+def _error_block(call: ToolUseBlock, text: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=True)
+
+
+def _being_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:g}s"
+
+
+async def _settle(tasks: set[asyncio.Task[ToolResultBlock]]) -> bool:
+    """Wait until cancelled tool tasks have finished cleaning up. Cancellation of the
+    wait itself is absorbed (and reported) so cleanup is never cut short."""
+    cancelled_again = False
+    while tasks:
+        try:
+            await asyncio.wait(tasks)
+            break
+        except asyncio.CancelledError:
+            cancelled_again = True
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: the batch is over
+    return cancelled_again
+
+
+class _BatchState:
+    """One turn's tool calls and their results, in the model's order."""
+
+    __slots__ = ("calls", "closed", "committed", "results")
+
+    def __init__(self, calls: tuple[ToolUseBlock, ...]) -> None:
+        self.calls = calls
+        self.results: list[ToolResultBlock | None] = [None] * len(calls)
+        self.closed = False
+        self.committed = False
+
+
+class _ParallelGates:
+    """Bounded parallelism: the policy-wide cap and each tool's own cap."""
+
+    __slots__ = ("_all", "_per_tool", "_policy")
+
+    def __init__(self, policy: ToolPolicy) -> None:
+        self._policy = policy
+        self._all = asyncio.Semaphore(policy.max_parallel) if policy.max_parallel else None
+        self._per_tool: dict[str, asyncio.Semaphore] = {}
+
+    def enter(self, tool_name: str) -> _Gate:
+        own = self._policy.per_tool.get(tool_name)
+        tool_gate: asyncio.Semaphore | None = None
+        if own is not None and own.max_parallel:
+            tool_gate = self._per_tool.get(tool_name)
+            if tool_gate is None:
+                tool_gate = self._per_tool[tool_name] = asyncio.Semaphore(own.max_parallel)
+        return _Gate(self._all, tool_gate)
+
+
+class _Gate:
+    __slots__ = ("_first", "_second")
+
+    def __init__(self, first: asyncio.Semaphore | None, second: asyncio.Semaphore | None) -> None:
+        self._first = first
+        self._second = second
+
+    async def __aenter__(self) -> None:
+        if self._second is not None:
+            await self._second.acquire()
+        if self._first is not None:
+            try:
+                await self._first.acquire()
+            except BaseException:
+                if self._second is not None:
+                    self._second.release()
+                raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._first is not None:
+            self._first.release()
+        if self._second is not None:
+            self._second.release()
