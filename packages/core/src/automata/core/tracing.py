@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 
@@ -153,18 +154,20 @@ class Tracing:
 
     @contextmanager
     def _span(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
-        with self.tracer.start_as_current_span(
-            name,
-            kind=kind,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            try:
-                yield span
-            except BaseException as exc:
-                record_error(span, exc)
-                raise
+        span = self.tracer.start_span(name, kind=kind, attributes=attributes)
+        if not span.get_span_context().is_valid:
+            # No SDK behind the API: nothing is recorded and nothing to propagate.
+            yield span
+            return
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield span
+        except BaseException as exc:
+            record_error(span, exc)
+            raise
+        finally:
+            otel_context.detach(token)
+            span.end()
 
 
 def record_error(span: Span, error: BaseException) -> None:
