@@ -562,3 +562,17 @@ def test_run_sync_runs_without_an_event_loop() -> None:
 def test_max_steps_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="max_steps"):
         Agent(ScriptedProvider([]), max_steps=0)
+
+
+async def test_a_stream_that_ends_with_nothing_is_a_provider_error() -> None:
+    class SilentProvider:
+        async def complete(self, request: object) -> ModelResponse:
+            raise AssertionError("streaming runs use stream()")
+
+        async def stream(self, request: object):  # type: ignore[no-untyped-def]
+            return
+            yield
+
+    with pytest.raises(ProviderError, match="ended without a response"):
+        async for _ in Agent(SilentProvider()).stream("go"):
+            pass

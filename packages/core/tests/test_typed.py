@@ -260,3 +260,10 @@ async def test_native_output_on_a_provider_without_it_uses_the_hidden_tool() -> 
     assert result.output == Person(name="Ada", age=36)
     assert provider.requests[0].output_schema is None
     assert STRUCTURED_OUTPUT_TOOL in offered(provider.requests[0])
+
+
+async def test_a_typed_run_answered_through_the_tool_ends_its_turn() -> None:
+    provider = ScriptedProvider([answer("1", name="Ada", age=36)])
+    result = await Agent(provider).run("Who?", output_type=Person)
+    assert result.stop_reason is StopReason.END_TURN
+    assert result.raw_stop_reason == "tool_use"  # what the provider itself said

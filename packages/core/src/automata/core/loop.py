@@ -282,6 +282,8 @@ class RunLoop:
                 raise
             raise self.incomplete_stream("".join(text), error_text(exc)) from exc
         if response is None:
+            if not streamed:  # nothing arrived: an ordinary provider failure
+                raise ProviderError("provider stream ended without a response")
             raise self.incomplete_stream("".join(text), "stream ended without a final message")
         return response
 

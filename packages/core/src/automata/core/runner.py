@@ -259,7 +259,10 @@ async def _run_typed(
         attempt = outcome.attempt or StructuredAttempt(found=False)
         partial = replace(outcome.result, usage=usage, steps=steps)
         if attempt.ok:
-            result: RunResult[Any] = replace(partial, output=attempt.value)
+            # The answer came (often through the hidden tool): the run ended its turn.
+            result: RunResult[Any] = replace(
+                partial, output=attempt.value, stop_reason=StopReason.END_TURN
+            )
             await _after_run(plan.post_run, result, None)
             return result
         violations.extend(attempt.violations)
