@@ -29,7 +29,6 @@ __all__ = ["Agent"]
 T = TypeVar("T")
 
 _NO_POLICY = ToolPolicy()
-_NO_OPTIONS = CallOptions()
 
 
 def _pre_send_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
@@ -73,7 +72,7 @@ class Agent:
         self.name = name or "agent"
         self.system_prompt = system_prompt
         self.max_steps = max_steps
-        self.call_options = call_options or _NO_OPTIONS
+        self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)

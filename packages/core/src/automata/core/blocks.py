@@ -156,8 +156,6 @@ Block: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-ToolResultBlock.model_rebuild()
-
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
 

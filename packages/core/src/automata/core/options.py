@@ -19,7 +19,7 @@ class CallOptions(BaseModel):
     operand changes. Agents merge per-run options over their defaults this way.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     temperature: float | None = None
     max_tokens: int | None = None
     stop_sequences: tuple[str, ...] | None = None

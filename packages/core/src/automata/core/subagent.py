@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from automata.core.blocks import Message
 from automata.core.errors import ToolDefinitionError
@@ -40,6 +40,7 @@ P = TypeVar("P", bound=BaseModel)
 class TaskParams(BaseModel):
     """The default sub-agent arguments: one task in natural language."""
 
+    model_config = ConfigDict(defer_build=True)
     task: str
 
 

@@ -14,7 +14,7 @@ class Usage(BaseModel):
     separately, as Anthropic does, so the four fields never double count.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
