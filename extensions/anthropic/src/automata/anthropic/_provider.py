@@ -228,18 +228,22 @@ class AnthropicProvider:
         try:
             if opened.first is not None:
                 yield opened.first
-            while not state.finished:
+            # Read to the end of the body even after message_stop, so the connection
+            # goes back to the pool instead of being closed with bytes unread.
+            while True:
                 try:
                     event = await stream.__anext__()
                     delta = state.feed(event)
                 except StopAsyncIteration:
-                    raise ProviderError(
-                        "anthropic: stream ended before message_stop", provider=PROVIDER
-                    ) from None
+                    break
                 except Exception as error:
+                    if state.finished:
+                        break  # the reply is whole; only the tail of the body is lost
                     raise self._error(error, after_content=True) from error
                 if delta is not None:
                     yield delta
         finally:
             await stream.close()
+        if not state.finished:
+            raise ProviderError("anthropic: stream ended before message_stop", provider=PROVIDER)
         yield state.response()

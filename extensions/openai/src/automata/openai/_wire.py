@@ -286,9 +286,13 @@ def usage_from(raw: Any) -> Usage | None:
 
 
 def _reasoning_of(message: Any) -> str:
-    """Reasoning text some compatible servers return beside the answer."""
+    """Reasoning text some compatible servers return beside the answer (as a field the
+    SDK does not declare, so it sits in the model's extra fields)."""
+    extra = getattr(message, "__pydantic_extra__", None)
+    if not extra:
+        return ""
     for name in ("reasoning_content", "reasoning"):
-        value = getattr(message, name, None)
+        value = extra.get(name)
         if isinstance(value, str) and value:
             return value
     return ""
