@@ -1,0 +1,546 @@
+"""Client CPU per agent run: automata's Agent + provider vs a hand-written SDK loop.
+
+Run: uv run python bench/provider_overhead.py [--runs N] [--rounds R]
+
+One run = one tool call, then a final answer (two model calls and one tool call).
+Both sides use the same official SDK client against the same local server, which runs
+in a child process so that `time.process_time()` in this process counts client CPU
+only. For each wire (Anthropic Messages, OpenAI Chat Completions), streaming and not,
+the script warms up, then alternates rounds of hand-written runs and agent runs and
+prints CPU per run for each and their ratio (agent / hand-written); runs alternate
+one by one and the best of the rounds is kept, to damp noise from other processes.
+Target: <= 1.10x. A second table isolates the provider: one model call through
+`provider.complete`/`provider.stream` against the same call made by hand.
+
+`--profile WIRE-MODE` (e.g. `anthropic-stream`) instead runs only the agent side of
+one case under cProfile and prints the top functions by cumulative time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import json
+import pstats
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+TEXT = (
+    "The weather in Oslo is snowy with light winds from the north; expect around "
+    "minus four degrees this afternoon and clearer skies by the evening."
+)
+TASK = "What's the weather in Oslo?"
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "description": "the city"}},
+    "required": ["city"],
+}
+
+
+def weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"snow and -4C in {city}"
+
+
+async def async_weather(city: str) -> str:
+    """Current weather for a city."""
+    return weather(city)
+
+
+# ----------------------------------------------------------------- the local server
+
+
+def _words(text: str) -> list[str]:
+    words = text.split(" ")
+    return [w + " " for w in words[:-1]] + [words[-1]]
+
+
+def _anthropic(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    last = body["messages"][-1]["content"]
+    answered = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
+    if answered:
+        content: list[dict[str, Any]] = [{"type": "text", "text": TEXT}]
+        stop = "end_turn"
+    else:
+        content = [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Oslo"}},
+        ]
+        stop = "tool_use"
+    usage = {"input_tokens": 120, "output_tokens": 40, "cache_read_input_tokens": 0}
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+    def event(kind: str, data: dict[str, Any]) -> bytes:
+        return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+    start = {**message, "content": [], "stop_reason": None}
+    events = [event("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(content):
+        if block["type"] == "text":
+            opening: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": w} for w in _words(block["text"])]
+        else:
+            opening = {**block, "input": {}}
+            raw = json.dumps(block["input"])
+            deltas = [
+                {"type": "input_json_delta", "partial_json": raw[i : i + 6]}
+                for i in range(0, len(raw), 6)
+            ]
+        events.append(
+            event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        events.extend(
+            event(
+                "content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}
+            )
+            for d in deltas
+        )
+        events.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        event(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": usage},
+        )
+    )
+    events.append(event("message_stop", {"type": "message_stop"}))
+    return message, events
+
+
+def _openai(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    answered = body["messages"][-1]["role"] == "tool"
+    message: dict[str, Any] = {"role": "assistant", "content": TEXT if answered else None}
+    if not answered:
+        message["tool_calls"] = [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "weather", "arguments": '{"city":"Oslo"}'},
+            }
+        ]
+    finish = "stop" if answered else "tool_calls"
+    usage = {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160}
+    completion = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": body["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
+        data = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": body["model"],
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+        return f"data: {json.dumps(data)}\n\n".encode()
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if answered:
+        events.extend(chunk({"content": w}) for w in _words(TEXT))
+    else:
+        call = message["tool_calls"][0]
+        head = {
+            "index": 0,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": "weather", "arguments": ""},
+        }
+        events.append(chunk({"tool_calls": [head]}))
+        raw = call["function"]["arguments"]
+        events.extend(
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": raw[i : i + 6]}}]})
+            for i in range(0, len(raw), 6)
+        )
+    events.append(chunk({}, finish))
+    usage_chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": body["model"],
+        "choices": [],
+        "usage": usage,
+    }
+    events.append(f"data: {json.dumps(usage_chunk)}\n\n".encode())
+    events.append(b"data: [DONE]\n\n")
+    return completion, events
+
+
+def serve() -> None:
+    """Child process: answer both wires on 127.0.0.1, print the port, serve forever."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response, StreamingResponse
+    from starlette.routing import Route
+
+    async def handle(request: Request) -> Response:
+        body = json.loads(await request.body())
+        build = _anthropic if request.url.path.endswith("/messages") else _openai
+        whole, events = build(body)
+        if body.get("stream"):
+
+            async def chunks() -> Any:
+                for item in events:
+                    yield item
+
+            return StreamingResponse(chunks(), media_type="text/event-stream")
+        return Response(json.dumps(whole), media_type="application/json")
+
+    app = Starlette(routes=[Route("/{path:path}", handle, methods=["POST"])])
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", access_log=False)
+    server = uvicorn.Server(config)
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    print(sock.getsockname()[1], flush=True)
+    asyncio.run(server.serve(sockets=[sock]))
+
+
+# ----------------------------------------------------------- hand-written SDK loops
+
+
+ANTHROPIC_TOOLS = [
+    {"name": "weather", "description": "Current weather for a city.", "input_schema": SCHEMA}
+]
+
+
+async def hand_anthropic_call(
+    client: Any, model: str, messages: list[dict[str, Any]], stream: bool
+) -> tuple[list[dict[str, Any]], str | None]:
+    """One model call the way a hand-written loop makes it: content blocks as dicts."""
+    if not stream:
+        message = await client.messages.create(
+            model=model, max_tokens=1024, messages=messages, tools=ANTHROPIC_TOOLS
+        )
+        return [block.to_dict() for block in message.content], message.stop_reason
+    content: list[dict[str, Any]] = []
+    parts: dict[int, list[str]] = {}
+    stop = None
+    events = await client.messages.create(
+        model=model, max_tokens=1024, messages=messages, tools=ANTHROPIC_TOOLS, stream=True
+    )
+    async for event in events:
+        if event.type == "content_block_start":
+            content.append(event.content_block.to_dict())
+            parts[event.index] = []
+        elif event.type == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                parts[event.index].append(delta.text)
+            elif delta.type == "input_json_delta":
+                parts[event.index].append(delta.partial_json)
+        elif event.type == "content_block_stop":
+            block = content[event.index]
+            joined = "".join(parts[event.index])
+            if block["type"] == "text":
+                block["text"] = joined
+            elif block["type"] == "tool_use":
+                block["input"] = json.loads(joined) if joined else {}
+        elif event.type == "message_delta":
+            stop = event.delta.stop_reason
+    return content, stop
+
+
+async def hand_anthropic(client: Any, model: str, stream: bool) -> str:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
+    while True:
+        content, stop = await hand_anthropic_call(client, model, messages, stream)
+        messages.append({"role": "assistant", "content": content})
+        if stop != "tool_use":
+            return "".join(b["text"] for b in content if b["type"] == "text")
+        results = [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": weather(**b["input"])}
+            for b in content
+            if b["type"] == "tool_use"
+        ]
+        messages.append({"role": "user", "content": results})
+
+
+OPENAI_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "weather",
+            "description": "Current weather for a city.",
+            "parameters": SCHEMA,
+        },
+    }
+]
+
+
+async def hand_openai_call(
+    client: Any, model: str, messages: list[dict[str, Any]], stream: bool
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """One model call the way a hand-written loop makes it: text and tool calls."""
+    if not stream:
+        completion = await client.chat.completions.create(
+            model=model, messages=messages, tools=OPENAI_TOOLS
+        )
+        reply = completion.choices[0].message
+        return reply.content, [c.to_dict() for c in reply.tool_calls or ()]
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    chunks = await client.chat.completions.create(
+        model=model,
+        messages=messages,
+        tools=OPENAI_TOOLS,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    async for chunk in chunks:
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                text.append(delta.content)
+            for fragment in delta.tool_calls or ():
+                call = calls.setdefault(fragment.index, {"id": "", "name": "", "arguments": ""})
+                if fragment.id:
+                    call["id"] = fragment.id
+                if fragment.function and fragment.function.name:
+                    call["name"] = fragment.function.name
+                if fragment.function and fragment.function.arguments:
+                    call["arguments"] += fragment.function.arguments
+    tool_calls = [
+        {
+            "id": c["id"],
+            "type": "function",
+            "function": {"name": c["name"], "arguments": c["arguments"]},
+        }
+        for _, c in sorted(calls.items())
+    ]
+    return "".join(text) or None, tool_calls
+
+
+async def hand_openai(client: Any, model: str, stream: bool) -> str:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
+    while True:
+        content, tool_calls = await hand_openai_call(client, model, messages, stream)
+        assistant: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            assistant["tool_calls"] = tool_calls
+        messages.append(assistant)
+        if not tool_calls:
+            return content or ""
+        for call in tool_calls:
+            arguments = json.loads(call["function"]["arguments"])
+            result = weather(**arguments)
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+# ----------------------------------------------------------------- the agent side
+
+
+def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
+    from automata.core import Agent, tool
+
+    if wire == "anthropic":
+        from automata.anthropic import AnthropicProvider
+
+        provider: Any = AnthropicProvider(
+            "claude-bench", api_key="k", base_url=base_url, max_tokens=1024, cache_prompt=False
+        )
+    else:
+        from automata.openai import OpenAIProvider
+
+        provider = OpenAIProvider("gpt-bench", api_key="k", base_url=f"{base_url}/v1")
+    # An async tool, like the hand-written loop's direct call: a sync tool would run
+    # in a worker thread (the core keeps blocking functions off the event loop).
+    return Agent(provider, tools=[tool(async_weather, name="weather")]), provider
+
+
+async def agent_run(agent: Any, stream: bool) -> str:
+    if not stream:
+        result = await agent.run(TASK)
+        return str(result.output)
+    run = agent.stream(TASK)
+    async for _ in run:
+        pass
+    return str(run.result.output)
+
+
+def make_client(wire: str, base_url: str) -> Any:
+    if wire == "anthropic":
+        from anthropic import AsyncAnthropic
+
+        return AsyncAnthropic(api_key="k", base_url=base_url, max_retries=0)
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(api_key="k", base_url=f"{base_url}/v1", max_retries=0)
+
+
+# ----------------------------------------------------------------- measuring
+
+
+async def interleaved(
+    first: Callable[[], Awaitable[str]],
+    second: Callable[[], Awaitable[str]],
+    runs: int,
+    rounds: int,
+) -> tuple[float, float]:
+    """CPU per run of `first` and `second`, alternating run by run so that drift in
+    the machine's speed hits both alike; the round with the lowest total counts."""
+    best: tuple[float, float] | None = None
+    for _ in range(rounds):
+        gc.collect()
+        spent = [0.0, 0.0]
+        for _ in range(runs):
+            for side, run in enumerate((first, second)):
+                start = time.process_time()
+                await run()
+                spent[side] += time.process_time() - start
+        if best is None or sum(spent) < sum(best):
+            best = (spent[0] / runs, spent[1] / runs)
+    assert best is not None
+    return best
+
+
+async def measure(
+    wire: str, stream: bool, base_url: str, runs: int, rounds: int
+) -> tuple[float, float]:
+    client = make_client(wire, base_url)
+    agent, provider = make_agent(wire, base_url)
+    hand = hand_anthropic if wire == "anthropic" else hand_openai
+    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
+
+    async def hand_run() -> str:
+        return await hand(client, model, stream)
+
+    async def automata_run() -> str:
+        return await agent_run(agent, stream)
+
+    assert (await hand_run()).strip() == TEXT
+    assert (await automata_run()).strip() == TEXT
+    for _ in range(max(runs // 4, 20)):  # warm up both
+        await hand_run()
+        await automata_run()
+    result = await interleaved(hand_run, automata_run, runs, rounds)
+    await client.close()
+    await provider.aclose()
+    return result
+
+
+async def measure_call(
+    wire: str, stream: bool, base_url: str, runs: int, rounds: int
+) -> tuple[float, float]:
+    """One model call (the first of the run: it answers with a tool call): the
+    provider alone against the same call made by hand through the SDK."""
+    from automata.core import Message, ModelRequest, ModelResponse, ToolSpec
+
+    client = make_client(wire, base_url)
+    _, provider = make_agent(wire, base_url)
+    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
+    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
+    request = ModelRequest(
+        messages=(Message.user(TASK),),
+        tools=(ToolSpec("weather", "Current weather for a city.", SCHEMA),),
+    )
+
+    async def hand_call() -> str:
+        if wire == "anthropic":
+            await hand_anthropic_call(client, model, messages, stream)
+        else:
+            await hand_openai_call(client, model, messages, stream)
+        return ""
+
+    async def provider_call() -> str:
+        if not stream:
+            await provider.complete(request)
+            return ""
+        async for item in provider.stream(request):
+            if isinstance(item, ModelResponse):
+                return ""
+        return ""
+
+    for _ in range(max(runs // 4, 20)):
+        await hand_call()
+        await provider_call()
+    result = await interleaved(hand_call, provider_call, runs, rounds)
+    await client.close()
+    await provider.aclose()
+    return result
+
+
+async def profile(case: str, base_url: str, runs: int) -> None:
+    wire, _, mode = case.partition("-")
+    agent, provider = make_agent(wire, base_url)
+    stream = mode == "stream"
+    for _ in range(20):
+        await agent_run(agent, stream)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        await agent_run(agent, stream)
+    profiler.disable()
+    await provider.aclose()
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=200, help="runs per round (default 200)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--profile", metavar="WIRE-MODE", help="e.g. anthropic-stream")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve()
+        return
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        base_url = f"http://127.0.0.1:{child.stdout.readline().strip()}"
+        if args.profile:
+            asyncio.run(profile(args.profile, base_url, args.runs))
+            return
+        cases = [(wire, stream) for wire in ("anthropic", "openai") for stream in (False, True)]
+        columns = "{:<22}{:>14}{:>12}{:>9}"
+        row = "{:<22}{:>11.3f} ms{:>9.3f} ms{:>8.2f}x"
+        print(
+            "client CPU per agent run: one tool call, then the answer "
+            f"(best of {args.rounds} rounds x {args.runs} runs, interleaved)"
+        )
+        print(columns.format("case", "hand-written", "automata", "ratio"))
+        for wire, stream in cases:
+            hand, agent = asyncio.run(measure(wire, stream, base_url, args.runs, args.rounds))
+            case = f"{wire} {'stream' if stream else 'complete'}"
+            print(row.format(case, hand * 1e3, agent * 1e3, agent / hand))
+        print()
+        print("client CPU per model call: the provider alone vs the same SDK call by hand")
+        print(columns.format("case", "hand-written", "provider", "ratio"))
+        for wire, stream in cases:
+            hand, alone = asyncio.run(measure_call(wire, stream, base_url, args.runs, args.rounds))
+            case = f"{wire} {'stream' if stream else 'complete'}"
+            print(row.format(case, hand * 1e3, alone * 1e3, alone / hand))
+    finally:
+        child.terminate()
+        child.wait()
+
+
+if __name__ == "__main__":
+    main()
