@@ -20,6 +20,7 @@ from automata.core import (
 )
 
 from . import replies
+from .conftest import ProviderMaker
 from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
@@ -172,3 +173,14 @@ async def test_stream_hands_on_text_as_it_arrives(
     server.enqueue(replies.reply(replies.message([{"type": "text", "text": "abcdef"}])))
     items = [item async for item in provider.stream(REQUEST)]
     assert [getattr(i, "text", None) for i in items[:-1]] == ["abc", "def"]
+
+
+async def test_complete_streams_under_the_hood_for_very_long_answers(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    # The SDK refuses non-streaming calls it expects to run past ten minutes.
+    provider = make_provider(max_tokens=64_000)
+    server.enqueue(replies.reply(replies.message(TEXT)))
+    response = await provider.complete(REQUEST)
+    assert server.received[0].body["stream"] is True
+    assert response.message.text == "hello there"

@@ -277,9 +277,8 @@ def block_from(block: Any) -> Block:
 
 
 def _object(value: object) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return value
-    return {} if value is None else {"value": value}
+    # Tool input is always a JSON object on this API; anything else carries nothing.
+    return value if isinstance(value, dict) else {}
 
 
 def response_from(message: Any) -> ModelResponse:
