@@ -1,0 +1,703 @@
+"""Version, check and tag automata's published distributions, each on its own.
+
+Usage (from anywhere inside the repository):
+
+    uv run python scripts/release.py {major|minor|patch|X.Y.Z}
+        [--packages core,tools,...] [--push] [--remote origin]
+        [--skip-tests] [--dry-run]
+
+Every published workspace member (not under ``examples/`` and not marked
+``Private :: Do Not Upload``) carries its own version and gets its own annotated tag,
+``<dist>-v<version>``. See ``scripts/README.md`` for the step-by-step behaviour.
+
+Exit codes: 0 done, 1 a step failed (file edits rolled back where possible),
+2 refused before anything was changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from email.message import Message
+from email.parser import HeaderParser
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import NormalizedName, canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 2
+
+DIST_PREFIX = "automata-"
+NAMESPACE_INIT = "automata/__init__.py"
+PRIVATE_CLASSIFIER = "Private :: Do Not Upload"
+EXAMPLES_DIR = "examples"
+BUMPS = ("major", "minor", "patch")
+EXPLICIT_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+PROJECT_HEADER = re.compile(r"^\[project\][ \t]*(?:#.*)?$", re.MULTILINE)
+ANY_HEADER = re.compile(r"^\[", re.MULTILINE)
+VERSION_LINE = re.compile(r"^(version[ \t]*=[ \t]*)([\"'])([^\"'\n]*)\2", re.MULTILINE)
+
+
+class Refusal(Exception):
+    """A precondition does not hold; nothing has been changed."""
+
+
+class StepFailed(Exception):
+    """A release step failed after changes began."""
+
+
+# ---------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class Member:
+    """One workspace member, as read from its pyproject.toml."""
+
+    name: NormalizedName
+    directory: Path
+    relpath: str
+    version: Version
+    published: bool
+    requirements: tuple[str, ...]
+
+    @property
+    def pyproject(self) -> Path:
+        return self.directory / "pyproject.toml"
+
+    @property
+    def short(self) -> str:
+        return self.name.removeprefix(DIST_PREFIX)
+
+
+@dataclass(frozen=True)
+class Options:
+    target: str
+    packages: tuple[str, ...] | None
+    push: bool
+    remote: str
+    skip_tests: bool
+    dry_run: bool
+
+
+@dataclass(frozen=True)
+class RangeChange:
+    """One requirement string in one member's pyproject.toml to rewrite."""
+
+    member: Member
+    old: str
+    new: str
+
+
+@dataclass
+class Plan:
+    root: Path
+    branch: str
+    releases: list[tuple[Member, Version]]
+    range_changes: list[RangeChange]
+    new_texts: dict[Path, str] = field(default_factory=dict)
+
+    @property
+    def tags(self) -> list[str]:
+        return [tag_name(member.name, version) for member, version in self.releases]
+
+    @property
+    def commit_message(self) -> str:
+        names = ", ".join(f"{m.name} {v}" for m, v in self.releases)
+        return f"Release {names}"
+
+
+# ---------------------------------------------------------------- commands
+
+
+def run(cmd: Sequence[str], cwd: Path) -> None:
+    """Run a command with its output going to the terminal; raise StepFailed on error."""
+    print(f"$ {' '.join(cmd)}", flush=True)
+    result = subprocess.run(cmd, cwd=cwd, check=False)
+    if result.returncode != 0:
+        raise StepFailed(f"`{' '.join(cmd)}` exited with {result.returncode}")
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git and return its stripped stdout; raise StepFailed on error."""
+    result = subprocess.run(["git", *args], cwd=root, check=False, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise StepFailed(f"`git {' '.join(args)}` failed: {result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def git_ok(root: Path, *args: str) -> bool:
+    """Whether a git command succeeds (for yes/no questions)."""
+    result = subprocess.run(["git", *args], cwd=root, check=False, capture_output=True)
+    return result.returncode == 0
+
+
+# ---------------------------------------------------------------- arguments
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    parser = argparse.ArgumentParser(
+        prog="release.py",
+        description="Bump, check, commit and tag automata's published packages.",
+    )
+    parser.add_argument("target", help="major, minor, patch, or an explicit X.Y.Z")
+    parser.add_argument(
+        "--packages",
+        help="comma-separated short or distribution names (default: all published)",
+    )
+    parser.add_argument("--push", action="store_true", help="push the commit and tags")
+    parser.add_argument("--remote", default="origin", help="remote for --push (origin)")
+    parser.add_argument("--skip-tests", action="store_true", help="do not run pytest")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan only")
+    ns = parser.parse_args(argv)
+    check_target(str(ns.target))
+    return Options(
+        target=str(ns.target),
+        packages=split_names(ns.packages) if ns.packages is not None else None,
+        push=bool(ns.push),
+        remote=str(ns.remote),
+        skip_tests=bool(ns.skip_tests),
+        dry_run=bool(ns.dry_run),
+    )
+
+
+def check_target(target: str) -> None:
+    if target not in BUMPS and not EXPLICIT_VERSION.match(target):
+        raise Refusal(f"version {target!r}: expected major, minor, patch or X.Y.Z")
+
+
+def split_names(raw: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in raw.split(","))
+    if not names or any(not name for name in names):
+        raise Refusal(f"--packages {raw!r}: expected a comma-separated list of names")
+    return names
+
+
+# ---------------------------------------------------------------- workspace
+
+
+def find_root() -> Path:
+    result = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], check=False, capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise Refusal("not inside a git repository")
+    root = Path(result.stdout.strip())
+    if not (root / "pyproject.toml").is_file():
+        raise Refusal(f"no pyproject.toml at the repository root {root}")
+    return root
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def member_dirs(root: Path) -> list[Path]:
+    """Expand the workspace's member globs, minus its excludes, in a stable order."""
+    workspace = read_toml(root / "pyproject.toml").get("tool", {}).get("uv", {})
+    workspace = workspace.get("workspace", {})
+    excluded = {p.resolve() for g in workspace.get("exclude", []) for p in root.glob(g)}
+    found: list[Path] = []
+    for pattern in workspace.get("members", []):
+        for path in sorted(root.glob(pattern)):
+            pyproject = path / "pyproject.toml"
+            if pyproject.is_file() and path.resolve() not in excluded and path not in found:
+                found.append(path)
+    return found
+
+
+def load_member(root: Path, directory: Path) -> Member:
+    project = read_toml(directory / "pyproject.toml").get("project", {})
+    relpath = directory.relative_to(root).as_posix()
+    try:
+        version = Version(str(project["version"]))
+    except (KeyError, InvalidVersion) as exc:
+        raise Refusal(f"{relpath}/pyproject.toml: no valid static project.version") from exc
+    optional = project.get("optional-dependencies", {})
+    requirements = [*project.get("dependencies", [])]
+    requirements += [req for group in optional.values() for req in group]
+    classifiers = project.get("classifiers", [])
+    return Member(
+        name=canonicalize_name(str(project["name"])),
+        directory=directory,
+        relpath=relpath,
+        version=version,
+        published=is_published(relpath, classifiers),
+        requirements=tuple(requirements),
+    )
+
+
+def is_published(relpath: str, classifiers: Iterable[str]) -> bool:
+    in_examples = relpath.split("/", 1)[0] == EXAMPLES_DIR
+    return not in_examples and PRIVATE_CLASSIFIER not in classifiers
+
+
+def load_members(root: Path) -> list[Member]:
+    members = [load_member(root, directory) for directory in member_dirs(root)]
+    if not any(member.published for member in members):
+        raise Refusal("the workspace has no published packages")
+    return members
+
+
+def select(members: Sequence[Member], names: Sequence[str] | None) -> list[Member]:
+    """The published members named (by short or distribution name), in workspace order."""
+    published = [member for member in members if member.published]
+    if names is None:
+        return published
+    lookup = {m.short: m for m in published} | {str(m.name): m for m in published}
+    unknown = [name for name in names if canonicalize_name(name) not in lookup]
+    if unknown:
+        known = ", ".join(m.short for m in published)
+        raise Refusal(f"unknown package(s): {', '.join(unknown)} (published: {known})")
+    chosen = {lookup[canonicalize_name(name)].name for name in names}
+    return [member for member in published if member.name in chosen]
+
+
+# ---------------------------------------------------------------- versions
+
+
+def next_version(current: Version, target: str) -> Version:
+    """The version `target` (a bump keyword or X.Y.Z) gives, starting from `current`."""
+    if EXPLICIT_VERSION.match(target):
+        return Version(target)
+    major, minor, patch = (*current.release, 0, 0)[:3]
+    if target == "major":
+        return Version(f"{major + 1}.0.0")
+    if target == "minor":
+        return Version(f"{major}.{minor + 1}.0")
+    if target == "patch":
+        return Version(f"{major}.{minor}.{patch + 1}")
+    raise Refusal(f"version {target!r}: expected major, minor, patch or X.Y.Z")
+
+
+def compatible_range(version: Version) -> str:
+    """The repo's range style: >=0.2,<0.3 before 1.0, then >=1.4,<2."""
+    major, minor = (*version.release, 0)[:2]
+    upper = f"0.{minor + 1}" if major == 0 else f"{major + 1}"
+    return f">={major}.{minor},<{upper}"
+
+
+def tag_name(dist: str, version: Version) -> str:
+    return f"{dist}-v{version}"
+
+
+def plan_versions(chosen: Sequence[Member], target: str) -> list[tuple[Member, Version]]:
+    releases = [(member, next_version(member.version, target)) for member in chosen]
+    stale = [f"{m.name} {m.version} -> {v}" for m, v in releases if v <= m.version]
+    if stale:
+        raise Refusal(f"version does not increase: {'; '.join(stale)}")
+    return releases
+
+
+# ---------------------------------------------------------------- ranges
+
+
+def parse_requirement(text: str, where: str) -> Requirement:
+    try:
+        return Requirement(text)
+    except InvalidRequirement as exc:
+        raise Refusal(f"{where}: cannot parse requirement {text!r}: {exc}") from exc
+
+
+def with_specifier(requirement: str, name: str, specifier: str) -> str:
+    """`requirement` with its version specifier replaced, all else kept as written."""
+    name_pattern = r"[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", name))
+    pattern = rf"^(\s*{name_pattern}\s*(?:\[[^\]]*\]\s*)?)([^;@]*?)(\s*(?:;.*)?)$"
+    match = re.match(pattern, requirement, re.IGNORECASE | re.DOTALL)
+    if match is None:
+        raise Refusal(f"cannot rewrite requirement {requirement!r}")
+    return f"{match.group(1)}{specifier}{match.group(3)}"
+
+
+def plan_ranges(
+    members: Sequence[Member], releases: Sequence[tuple[Member, Version]]
+) -> list[RangeChange]:
+    """Ranged automata requirements that must move to the new versions' ranges.
+
+    Members being released and unpublished members are rewritten; a published member
+    left out of the release whose range would exclude a new version is refused.
+    """
+    new_versions = {member.name: version for member, version in releases}
+    releasing = set(new_versions)
+    changes: list[RangeChange] = []
+    blockers: list[str] = []
+    for member in members:
+        for text in member.requirements:
+            req = parse_requirement(text, f"{member.relpath}/pyproject.toml")
+            dep = canonicalize_name(req.name)
+            if dep not in new_versions or not str(req.specifier):
+                continue
+            new_spec = compatible_range(new_versions[dep])
+            if SpecifierSet(new_spec) == req.specifier:
+                continue
+            if member.published and member.name not in releasing:
+                if not req.specifier.contains(new_versions[dep], prereleases=True):
+                    blockers.append(f"{member.name} requires {text!r} (add {member.short!r})")
+                continue
+            changes.append(RangeChange(member, text, with_specifier(text, req.name, new_spec)))
+    if blockers:
+        detail = "; ".join(blockers)
+        raise Refusal(f"new versions fall outside ranges of packages not released: {detail}")
+    return changes
+
+
+# ---------------------------------------------------------------- text edits
+
+
+def project_table_span(text: str, where: str) -> tuple[int, int]:
+    header = PROJECT_HEADER.search(text)
+    if header is None:
+        raise Refusal(f"{where}: no [project] table")
+    following = ANY_HEADER.search(text, header.end())
+    return header.end(), following.start() if following else len(text)
+
+
+def rewrite_version(text: str, old: Version, new: Version, where: str) -> str:
+    start, end = project_table_span(text, where)
+    table = text[start:end]
+    matches = list(VERSION_LINE.finditer(table))
+    if len(matches) != 1 or matches[0].group(3) != str(old):
+        raise Refusal(f'{where}: expected one `version = "{old}"` line in [project]')
+    match = matches[0]
+    edited = f"{table[: match.start(3)]}{new}{table[match.end(3) :]}"
+    return text[:start] + edited + text[end:]
+
+
+def rewrite_requirement(text: str, old: str, new: str, where: str) -> str:
+    quoted = [f'"{old}"', f"'{old}'"]
+    hits = [q for q in quoted if q in text]
+    if not hits:
+        raise Refusal(f"{where}: requirement {old!r} is not written as a plain string")
+    for q in hits:
+        text = text.replace(q, q[0] + new + q[0])
+    return text
+
+
+def render_edits(plan: Plan) -> dict[Path, str]:
+    """New text of every pyproject.toml the plan touches, verified by re-parsing."""
+    texts: dict[Path, str] = {}
+    for member, version in plan.releases:
+        text = texts.get(member.pyproject) or member.pyproject.read_text()
+        texts[member.pyproject] = rewrite_version(text, member.version, version, member.relpath)
+    for change in plan.range_changes:
+        path = change.member.pyproject
+        text = texts.get(path) or path.read_text()
+        texts[path] = rewrite_requirement(text, change.old, change.new, change.member.relpath)
+    for path, text in texts.items():
+        verify_edit(plan, path, text)
+    return texts
+
+
+def verify_edit(plan: Plan, path: Path, text: str) -> None:
+    """Re-read an edited pyproject.toml and confirm it says what the plan says."""
+    project = tomllib.loads(text)["project"]
+    for member, version in plan.releases:
+        if member.pyproject == path and Version(str(project["version"])) != version:
+            raise Refusal(f"{path}: version edit did not take")
+    listed = set(project.get("dependencies", []))
+    listed |= {r for g in project.get("optional-dependencies", {}).values() for r in g}
+    for change in plan.range_changes:
+        if change.member.pyproject == path and change.new not in listed:
+            raise Refusal(f"{path}: requirement edit {change.new!r} did not take")
+
+
+# ---------------------------------------------------------------- preconditions
+
+
+def check_clean(root: Path) -> None:
+    status = git(root, "status", "--porcelain", "--untracked-files=normal")
+    if status:
+        lines = status.splitlines()
+        shown = "\n  ".join(lines[:10]) + ("\n  ..." if len(lines) > 10 else "")
+        raise Refusal(f"work tree is not clean; commit or stash first:\n  {shown}")
+
+
+def current_branch(root: Path) -> str:
+    result = subprocess.run(
+        ["git", "symbolic-ref", "--quiet", "--short", "HEAD"],
+        cwd=root,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise Refusal("HEAD is detached; check out a branch first")
+    return result.stdout.strip()
+
+
+def check_tags_free(root: Path, tags: Sequence[str], remote: str | None) -> None:
+    taken = [t for t in tags if git_ok(root, "rev-parse", "-q", "--verify", f"refs/tags/{t}")]
+    if remote is not None:
+        listed = git(root, "ls-remote", "--tags", remote, *(f"refs/tags/{t}" for t in tags))
+        remote_refs = {line.split("\t")[-1] for line in listed.splitlines()}
+        taken += [f"{t} (on {remote})" for t in tags if f"refs/tags/{t}" in remote_refs]
+    if taken:
+        raise Refusal(f"tag(s) already exist: {', '.join(taken)}")
+
+
+def check_remote(root: Path, remote: str) -> None:
+    if not git_ok(root, "remote", "get-url", remote):
+        raise Refusal(f"--push: no git remote named {remote!r}")
+
+
+def check_tools() -> None:
+    if shutil.which("uv") is None:
+        raise Refusal("`uv` is not on PATH")
+
+
+# ---------------------------------------------------------------- planning
+
+
+def make_plan(root: Path, options: Options) -> Plan:
+    members = load_members(root)
+    releases = plan_versions(select(members, options.packages), options.target)
+    plan = Plan(
+        root=root,
+        branch=current_branch(root),
+        releases=releases,
+        range_changes=plan_ranges(members, releases),
+    )
+    plan.new_texts = render_edits(plan)
+    return plan
+
+
+def describe(plan: Plan, options: Options) -> str:
+    lines = ["Release plan:"]
+    for member, version in plan.releases:
+        tag = tag_name(member.name, version)
+        lines.append(f"  {member.name:<24} {member.version} -> {version}   tag {tag}")
+    if plan.range_changes:
+        lines.append("Dependency ranges:")
+        for change in plan.range_changes:
+            where = f"{change.member.relpath}/pyproject.toml"
+            lines.append(f"  {where}: {change.old} -> {change.new}")
+    lines.append("Steps:")
+    lines += [f"  {n}. {step}" for n, step in enumerate(steps(plan, options), 1)]
+    return "\n".join(lines)
+
+
+def steps(plan: Plan, options: Options) -> list[str]:
+    out = [f"write {len(plan.new_texts)} pyproject.toml file(s)", "uv lock"]
+    out.append("uv run pytest -q" + (" (skipped: --skip-tests)" if options.skip_tests else ""))
+    out += [f"uv build --package {m.name} --out-dir dist/" for m, _ in plan.releases]
+    out.append("check each wheel's name, version, automata requirements, no automata/__init__.py")
+    out.append(f"git commit -m {plan.commit_message!r}")
+    out += [f"git tag -a {tag}" for tag in plan.tags]
+    if options.push:
+        out.append(f"git push --atomic {options.remote} HEAD:refs/heads/{plan.branch} + tags")
+    else:
+        out.append("stop for review (no --push)")
+    return out
+
+
+# ---------------------------------------------------------------- wheel check
+
+
+def find_wheel(dist_dir: Path, member: Member, version: Version) -> Path:
+    stem = f"{member.name.replace('-', '_')}-{version}-"
+    wheels = sorted(p for p in dist_dir.glob("*.whl") if p.name.startswith(stem))
+    if len(wheels) != 1:
+        raise StepFailed(f"expected one wheel {stem}*.whl in {dist_dir}, found {len(wheels)}")
+    return wheels[0]
+
+
+def read_metadata(wheel: Path) -> tuple[list[str], Message]:
+    """The wheel's file names and its parsed METADATA headers."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        meta_name = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
+        if meta_name is None:
+            raise StepFailed(f"{wheel.name}: no METADATA")
+        text = archive.read(meta_name).decode("utf-8")
+    return names, HeaderParser().parsestr(text)
+
+
+def automata_requirements(requirements: Iterable[str]) -> set[tuple[str, str]]:
+    """(name, specifier) for each automata-* requirement, in comparable form.
+
+    Markers are left out: the wheel adds `extra == ...` to optional requirements.
+    """
+    found: set[tuple[str, str]] = set()
+    for text in requirements:
+        req = Requirement(text)
+        name = canonicalize_name(req.name)
+        if name.startswith(DIST_PREFIX):
+            found.add((name, ",".join(sorted(str(s) for s in req.specifier))))
+    return found
+
+
+def check_wheel(wheel: Path, member: Member, version: Version) -> None:
+    names, meta = read_metadata(wheel)
+    problems: list[str] = []
+    if canonicalize_name(str(meta.get("Name", ""))) != member.name:
+        problems.append(f"Name is {meta.get('Name')!r}, expected {member.name!r}")
+    if Version(str(meta.get("Version", "0"))) != version:
+        problems.append(f"Version is {meta.get('Version')!r}, expected {version}")
+    if NAMESPACE_INIT in names:
+        problems.append(f"ships {NAMESPACE_INIT} (automata must stay a namespace package)")
+    problems += requirement_problems(meta, member)
+    if problems:
+        raise StepFailed(f"{wheel.name}: " + "; ".join(problems))
+    print(f"ok {wheel.name}", flush=True)
+
+
+def requirement_problems(meta: Message, member: Member) -> list[str]:
+    """Differences between the wheel's automata requirements and the edited pyproject."""
+    project = read_toml(member.pyproject)["project"]
+    declared = list(project.get("dependencies", []))
+    declared += [r for g in project.get("optional-dependencies", {}).values() for r in g]
+    wanted = automata_requirements(declared)
+    shipped = automata_requirements(str(v) for v in meta.get_all("Requires-Dist") or [])
+    problems = [f"missing requirement {r}" for r in sorted(wanted - shipped)]
+    problems += [f"unexpected requirement {r}" for r in sorted(shipped - wanted)]
+    problems += [f"unranged requirement on {n}" for n, spec in sorted(shipped) if not spec]
+    return problems
+
+
+# ---------------------------------------------------------------- actions
+
+
+def write_texts(texts: Mapping[Path, str | None]) -> None:
+    """Write each file's text; None means the file did not exist and is removed."""
+    for path, text in texts.items():
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(text)
+
+
+def snapshot(plan: Plan) -> dict[Path, str | None]:
+    """Original contents of every file the release changes before committing."""
+    paths = [*plan.new_texts, plan.root / "uv.lock"]
+    return {path: path.read_text() if path.is_file() else None for path in paths}
+
+
+def build_and_check(plan: Plan) -> None:
+    dist_dir = plan.root / "dist"
+    for member, version in plan.releases:
+        run(["uv", "build", "--package", member.name, "--out-dir", str(dist_dir)], plan.root)
+        check_wheel(find_wheel(dist_dir, member, version), member, version)
+
+
+def prepare(plan: Plan, options: Options) -> None:
+    """Edit, lock, test, build and check: everything before the commit."""
+    write_texts(plan.new_texts)
+    run(["uv", "lock"], plan.root)
+    if options.skip_tests:
+        print("tests skipped (--skip-tests)", flush=True)
+    else:
+        run(["uv", "run", "pytest", "-q"], plan.root)
+    build_and_check(plan)
+
+
+def commit(plan: Plan) -> None:
+    paths = [path.relative_to(plan.root).as_posix() for path in plan.new_texts]
+    git(plan.root, "add", "--", *paths, "uv.lock")
+    git(plan.root, "commit", "-m", plan.commit_message)
+
+
+def unstage(plan: Plan) -> None:
+    """Undo `git add` of the release files (the index only; history is untouched)."""
+    paths = [path.relative_to(plan.root).as_posix() for path in plan.new_texts]
+    subprocess.run(["git", "reset", "-q", "--", *paths, "uv.lock"], cwd=plan.root, check=False)
+
+
+def tag(plan: Plan) -> None:
+    made: list[str] = []
+    try:
+        for (member, version), name in zip(plan.releases, plan.tags, strict=True):
+            git(plan.root, "tag", "-a", name, "-m", f"{member.name} {version}")
+            made.append(name)
+            print(f"tagged {name}", flush=True)
+    except StepFailed as exc:
+        for name in made:
+            git_ok(plan.root, "tag", "-d", name)
+        raise StepFailed(f"{exc}; removed this run's tags, the release commit stays") from exc
+
+
+def push(plan: Plan, remote: str) -> None:
+    refs = [f"HEAD:refs/heads/{plan.branch}", *(f"refs/tags/{t}" for t in plan.tags)]
+    try:
+        run(["git", "push", "--atomic", remote, *refs], plan.root)
+    except StepFailed as exc:
+        raise StepFailed(
+            f"{exc}; the commit and tags are local. {push_hint(plan, remote)}"
+        ) from exc
+
+
+def push_hint(plan: Plan, remote: str) -> str:
+    refs = " ".join([f"HEAD:refs/heads/{plan.branch}", *plan.tags])
+    return f"To publish: git push --atomic {remote} {refs}"
+
+
+def prepare_and_commit(plan: Plan, options: Options) -> None:
+    """Everything up to the commit; on any failure the files go back as they were."""
+    originals = snapshot(plan)
+    try:
+        prepare(plan, options)
+        commit(plan)
+    except (StepFailed, KeyboardInterrupt):
+        unstage(plan)
+        write_texts(originals)
+        print("release: rolled back the pyproject.toml and uv.lock edits", file=sys.stderr)
+        raise
+
+
+def release(plan: Plan, options: Options) -> None:
+    prepare_and_commit(plan, options)
+    tag(plan)
+    if options.push:
+        push(plan, options.remote)
+        print(f"Pushed {plan.branch} and {len(plan.tags)} tag(s) to {options.remote}.")
+    else:
+        print(f"Stopped after tagging for review. {push_hint(plan, options.remote)}")
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def preflight(options: Options) -> Plan:
+    """Every check that can refuse, in order; nothing is changed here."""
+    root = find_root()
+    check_clean(root)
+    plan = make_plan(root, options)
+    if options.push:
+        check_remote(root, options.remote)
+    check_tags_free(root, plan.tags, options.remote if options.push else None)
+    check_tools()
+    return plan
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options = parse_args(sys.argv[1:] if argv is None else argv)
+        plan = preflight(options)
+    except (Refusal, StepFailed) as exc:
+        print(f"release: refused: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(describe(plan, options), flush=True)
+    if options.dry_run:
+        print("Dry run: nothing changed.")
+        return EXIT_OK
+    try:
+        release(plan, options)
+    except StepFailed as exc:
+        print(f"release: failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

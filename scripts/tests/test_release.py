@@ -1,0 +1,356 @@
+"""scripts/release.py against a throwaway git repository holding a miniature workspace.
+
+The workspace has two published packages (automata-core, automata-tools; tools needs
+core with a range) and one example that is never published. Every run passes
+--skip-tests; building uses the real `uv build` (about a second and a half a wheel).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "release.py"
+
+ROOT_PYPROJECT = """\
+[project]
+name = "mini-workspace"
+version = "0"
+requires-python = ">=3.11"
+dependencies = []
+
+[tool.uv]
+package = false
+
+[tool.uv.workspace]
+members = ["packages/*", "examples/*"]
+
+[tool.uv.sources]
+automata-core = { workspace = true }
+automata-tools = { workspace = true }
+automata-example-demo = { workspace = true }
+"""
+
+BUILD = """
+[build-system]
+requires = ["hatchling>=1.25"]
+build-backend = "hatchling.build"
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/{package}"]
+"""
+
+CORE_PYPROJECT = """\
+[project]
+name = "automata-core"
+version = "0.1.0"
+description = "Core."   # a comment that must survive
+requires-python = ">=3.11"
+dependencies = []
+""" + BUILD.format(package="automata")
+
+TOOLS_PYPROJECT = """\
+[project]
+name = "automata-tools"
+version = "0.1.0"
+description = "Tools."
+requires-python = ">=3.11"
+dependencies = [
+    "automata-core>=0.1,<0.2",
+]
+
+[tool.uv.sources]
+automata-core = { workspace = true }
+""" + BUILD.format(package="automata")
+
+EXAMPLE_PYPROJECT = """\
+[project]
+name = "automata-example-demo"
+version = "0.1.0"
+requires-python = ">=3.11"
+classifiers = ["Private :: Do Not Upload"]
+dependencies = ["automata-core"]
+
+[tool.uv.sources]
+automata-core = { workspace = true }
+""" + BUILD.format(package="demo")
+
+FILES = {
+    "pyproject.toml": ROOT_PYPROJECT,
+    ".gitignore": "dist/\n.venv/\n",
+    "packages/core/pyproject.toml": CORE_PYPROJECT,
+    "packages/core/src/automata/core/__init__.py": "VALUE = 1\n",
+    "packages/tools/pyproject.toml": TOOLS_PYPROJECT,
+    "packages/tools/src/automata/tools/__init__.py": "VALUE = 2\n",
+    "examples/demo/pyproject.toml": EXAMPLE_PYPROJECT,
+    "examples/demo/src/demo/__init__.py": "",
+}
+
+Snapshot = tuple[str, str, str, dict[str, bytes]]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def sh(cwd: Path, env: dict[str, str], *cmd: str) -> str:
+    done = subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def release(
+    repo: Path, env: dict[str, str], *args: str, skip_tests: bool = True
+) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, str(SCRIPT), *args, *(["--skip-tests"] if skip_tests else [])]
+    return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+
+
+def snapshot(repo: Path, env: dict[str, str]) -> Snapshot:
+    """HEAD, status, tags and every file's bytes (outside .git and dist/)."""
+    files = {
+        path.relative_to(repo).as_posix(): path.read_bytes()
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and not {".git", "dist"} & set(path.relative_to(repo).parts)
+    }
+    return (
+        sh(repo, env, "git", "rev-parse", "HEAD"),
+        sh(repo, env, "git", "status", "--porcelain", "--untracked-files=all"),
+        sh(repo, env, "git", "tag", "-l"),
+        files,
+    )
+
+
+def read(repo: Path, rel: str) -> str:
+    return (repo / rel).read_text()
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("automata_release_script", SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """A hermetic git identity/config and no outer virtualenv leaking into uv."""
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Release Test\n\temail = release@example.invalid\n")
+    out = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    out |= {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"}
+    return out
+
+
+@pytest.fixture
+def repo(tmp_path: Path, env: dict[str, str]) -> Path:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    sh(root, env, "uv", "lock", "--quiet")
+    sh(root, env, "git", "init", "-q", "-b", "main")
+    sh(root, env, "git", "add", ".")
+    sh(root, env, "git", "commit", "-q", "-m", "mini workspace")
+    return root
+
+
+# ---------------------------------------------------------------- pure helpers
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("0.1.0", ">=0.1,<0.2"),
+        ("0.2.3", ">=0.2,<0.3"),
+        ("1.0.0", ">=1.0,<2"),
+        ("2.4.1", ">=2.4,<3"),
+    ],
+)
+def test_compatible_range_follows_the_repo_style(
+    script: ModuleType, version: str, expected: str
+) -> None:
+    assert script.compatible_range(script.Version(version)) == expected
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [("patch", "0.4.3"), ("minor", "0.5.0"), ("major", "1.0.0"), ("0.9.1", "0.9.1")],
+)
+def test_next_version(script: ModuleType, target: str, expected: str) -> None:
+    assert str(script.next_version(script.Version("0.4.2"), target)) == expected
+
+
+def test_requirement_rewrite_keeps_extras_and_markers(script: ModuleType) -> None:
+    old = "automata_core[x] >=0.1,<0.2 ; python_version >= '3.11'"
+    new = script.with_specifier(old, "automata-core", ">=0.2,<0.3")
+    assert new == "automata_core[x] >=0.2,<0.3 ; python_version >= '3.11'"
+
+
+# ---------------------------------------------------------------- a real release
+
+
+def test_minor_release_bumps_versions_ranges_lock_and_tags_each_package(
+    repo: Path, env: dict[str, str]
+) -> None:
+    before_head = sh(repo, env, "git", "rev-parse", "HEAD")
+    done = release(repo, env, "minor")
+    assert done.returncode == 0, done.stderr
+
+    assert read(repo, "packages/core/pyproject.toml") == CORE_PYPROJECT.replace(
+        'version = "0.1.0"', 'version = "0.2.0"'
+    )
+    assert read(repo, "packages/tools/pyproject.toml") == TOOLS_PYPROJECT.replace(
+        'version = "0.1.0"', 'version = "0.2.0"'
+    ).replace("automata-core>=0.1,<0.2", "automata-core>=0.2,<0.3")
+    assert read(repo, "examples/demo/pyproject.toml") == EXAMPLE_PYPROJECT
+    lock = read(repo, "uv.lock")
+    assert 'name = "automata-core"\nversion = "0.2.0"' in lock
+    assert 'name = "automata-tools"\nversion = "0.2.0"' in lock
+
+    assert sh(repo, env, "git", "rev-parse", "HEAD~1") == before_head
+    assert sh(repo, env, "git", "log", "-1", "--format=%s") == (
+        "Release automata-core 0.2.0, automata-tools 0.2.0"
+    )
+    assert sh(repo, env, "git", "status", "--porcelain") == ""
+    tags = sh(repo, env, "git", "tag", "-l").splitlines()
+    assert tags == ["automata-core-v0.2.0", "automata-tools-v0.2.0"]
+    for tag in tags:
+        assert sh(repo, env, "git", "cat-file", "-t", tag) == "tag"  # annotated
+        assert sh(repo, env, "git", "rev-parse", f"{tag}^{{commit}}") == sh(
+            repo, env, "git", "rev-parse", "HEAD"
+        )
+    wheels = sorted(p.name for p in (repo / "dist").glob("*.whl"))
+    assert wheels == [
+        "automata_core-0.2.0-py3-none-any.whl",
+        "automata_tools-0.2.0-py3-none-any.whl",
+    ]
+    assert "Stopped after tagging for review" in done.stdout
+
+
+def test_push_sends_the_commit_and_only_the_released_tags(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    bare = tmp_path / "remote.git"
+    sh(tmp_path, env, "git", "init", "-q", "--bare", str(bare))
+    sh(repo, env, "git", "remote", "add", "origin", str(bare))
+    sh(repo, env, "git", "push", "-q", "origin", "main")
+
+    done = release(repo, env, "patch", "--packages", "core", "--push")
+    assert done.returncode == 0, done.stderr
+
+    remote_tags = sh(bare, env, "git", "tag", "-l").splitlines()
+    assert remote_tags == ["automata-core-v0.1.1"]
+    assert sh(bare, env, "git", "rev-parse", "main") == sh(repo, env, "git", "rev-parse", "HEAD")
+    # A patch of core stays inside tools' range, so tools is left alone.
+    assert read(repo, "packages/tools/pyproject.toml") == TOOLS_PYPROJECT
+
+
+# ---------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["0.1.0"], "version does not increase"),
+        (["0.0.9", "--packages", "tools"], "version does not increase"),
+        (["patch", "--packages", "core,nope"], "unknown package(s): nope"),
+        (["patch", "--packages", "example-demo"], "unknown package(s): example-demo"),
+        (["minor", "--packages", "core"], "automata-tools requires 'automata-core>=0.1,<0.2'"),
+        (["next"], "expected major, minor, patch or X.Y.Z"),
+    ],
+)
+def test_bad_requests_are_refused_without_changes(
+    repo: Path, env: dict[str, str], args: list[str], message: str
+) -> None:
+    before = snapshot(repo, env)
+    done = release(repo, env, *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert snapshot(repo, env) == before
+
+
+@pytest.mark.parametrize("dirt", ["modified", "untracked"])
+def test_dirty_tree_is_refused_without_changes(repo: Path, env: dict[str, str], dirt: str) -> None:
+    target = repo / ("packages/core/src/automata/core/__init__.py" if dirt == "modified" else "x")
+    target.write_text("VALUE = 3\n")
+    before = snapshot(repo, env)
+    done = release(repo, env, "minor")
+    assert done.returncode == 2
+    assert "work tree is not clean" in done.stderr
+    assert snapshot(repo, env) == before
+
+
+def test_existing_tag_is_refused_without_changes(repo: Path, env: dict[str, str]) -> None:
+    sh(repo, env, "git", "tag", "-a", "automata-tools-v0.2.0", "-m", "taken")
+    before = snapshot(repo, env)
+    done = release(repo, env, "minor")
+    assert done.returncode == 2
+    assert "tag(s) already exist: automata-tools-v0.2.0" in done.stderr
+    assert snapshot(repo, env) == before
+
+
+def test_tag_existing_only_on_the_remote_is_refused_when_pushing(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    bare = tmp_path / "remote.git"
+    sh(tmp_path, env, "git", "init", "-q", "--bare", str(bare))
+    sh(repo, env, "git", "remote", "add", "origin", str(bare))
+    sh(repo, env, "git", "tag", "-a", "automata-core-v0.1.1", "-m", "elsewhere")
+    sh(repo, env, "git", "push", "-q", "origin", "main", "automata-core-v0.1.1")
+    sh(repo, env, "git", "tag", "-d", "automata-core-v0.1.1")
+    before = snapshot(repo, env)
+    done = release(repo, env, "patch", "--packages", "core", "--push")
+    assert done.returncode == 2
+    assert "automata-core-v0.1.1 (on origin)" in done.stderr
+    assert snapshot(repo, env) == before
+
+
+def test_push_without_the_remote_is_refused(repo: Path, env: dict[str, str]) -> None:
+    before = snapshot(repo, env)
+    done = release(repo, env, "patch", "--push")
+    assert done.returncode == 2
+    assert "no git remote named 'origin'" in done.stderr
+    assert snapshot(repo, env) == before
+
+
+# ---------------------------------------------------------------- dry run and failures
+
+
+def test_dry_run_prints_the_plan_and_changes_nothing(repo: Path, env: dict[str, str]) -> None:
+    before = snapshot(repo, env)
+    done = release(repo, env, "1.0.0", "--dry-run", skip_tests=False)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "automata-core-v1.0.0" in out
+    assert "automata-tools-v1.0.0" in out
+    assert "automata-core>=0.1,<0.2 -> automata-core>=1.0,<2" in out
+    assert "uv run pytest -q\n" in out  # tests run unless --skip-tests is given
+    assert "Dry run: nothing changed." in out
+    assert snapshot(repo, env) == before
+    assert not (repo / "dist").exists()
+
+
+def test_wheel_shipping_the_namespace_init_fails_and_rolls_back(
+    repo: Path, env: dict[str, str]
+) -> None:
+    (repo / "packages/core/src/automata/__init__.py").write_text("")
+    sh(repo, env, "git", "add", ".")
+    sh(repo, env, "git", "commit", "-q", "-m", "break the namespace")
+    before = snapshot(repo, env)
+    done = release(repo, env, "patch", "--packages", "core")
+    assert done.returncode == 1
+    assert "automata/__init__.py" in done.stderr
+    assert "rolled back" in done.stderr
+    assert snapshot(repo, env) == before
