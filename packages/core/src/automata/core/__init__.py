@@ -58,6 +58,7 @@ from automata.core.provider import (
     ToolSpec,
 )
 from automata.core.result import RunResult
+from automata.core.runner import RunOptions, Task
 from automata.core.session import Session, SessionBusyError
 from automata.core.stop import StopReason
 from automata.core.stream import RunStream
@@ -99,6 +100,7 @@ __all__ = [
     "RetryingTool",
     "Role",
     "RunError",
+    "RunOptions",
     "RunResult",
     "RunStream",
     "Session",
@@ -108,6 +110,7 @@ __all__ = [
     "StreamEvent",
     "StreamProvider",
     "SubAgentTool",
+    "Task",
     "TaskParams",
     "TextBlock",
     "TextDelta",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, Unpack, overload
 
 from opentelemetry.trace import TracerProvider
 
@@ -12,12 +12,19 @@ from automata.core.approval import Approver
 from automata.core.blocks import Message
 from automata.core.errors import ToolDefinitionError
 from automata.core.hooks import Hook
-from automata.core.loop import RunScope, RunSettings
+from automata.core.loop import EventSink, RunScope, RunSettings
 from automata.core.options import CallOptions
 from automata.core.policy import ToolPolicy
 from automata.core.provider import Provider, ToolSpec
 from automata.core.result import RunResult
-from automata.core.runner import RunPlan, Task, execute_run, new_invocation_id, task_message
+from automata.core.runner import (
+    RunOptions,
+    RunPlan,
+    Task,
+    execute_run,
+    new_invocation_id,
+    task_message,
+)
 from automata.core.session import Session
 from automata.core.stream import RunStream
 from automata.core.structured import STRUCTURED_OUTPUT_TOOL
@@ -188,37 +195,21 @@ class Agent:
 
     @overload
     async def run(
-        self,
-        task: Task,
-        *,
-        output_type: None = None,
-        call_options: CallOptions | None = ...,
-        tool_policy: ToolPolicy | None = ...,
-        max_steps: int | None = ...,
-        max_correction_turns: int = ...,
-        native_structured_output: bool = ...,
-        hooks: Iterable[Hook] = ...,
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
     ) -> RunResult[str]: ...
 
     @overload
     async def run(
-        self,
-        task: Task,
-        *,
-        output_type: type[T],
-        call_options: CallOptions | None = ...,
-        tool_policy: ToolPolicy | None = ...,
-        max_steps: int | None = ...,
-        max_correction_turns: int = ...,
-        native_structured_output: bool = ...,
-        hooks: Iterable[Hook] = ...,
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
     ) -> RunResult[T]: ...
 
-    async def run(self, task: Task, **per_run: Any) -> RunResult[Any]:
+    async def run(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
         """Run `task` to an answer on a fresh transcript. Raises `RunError` subclasses
         (with the partial result as `.result`) or `ProviderError`."""
         message = task_message(task)
-        plan = self.plan(**per_run)
+        plan = self.plan(output_type=output_type, **per_run)
         return await execute_run(
             plan,
             self.start_transcript(),
@@ -227,17 +218,41 @@ class Agent:
             invocation_id=new_invocation_id(),
         )
 
-    def run_sync(self, task: Task, **per_run: Any) -> RunResult[Any]:
-        """`run` for code without an event loop (it starts one)."""
-        return asyncio.run(self.run(task, **per_run))
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[str]: ...
 
-    def stream(self, task: Task, **per_run: Any) -> RunStream[Any]:
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunResult[T]: ...
+
+    def run_sync(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
+        """`run` for code without an event loop (it starts one)."""
+        return asyncio.run(self.run(task, output_type=output_type, **per_run))
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[str]: ...
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunStream[T]: ...
+
+    def stream(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[Any]:
         """Run `task` and stream its events (see `RunStream` and docs/streaming.md)."""
         message = task_message(task)
-        plan = self.plan(**per_run)
+        plan = self.plan(output_type=output_type, **per_run)
         invocation_id = new_invocation_id()
 
-        async def start(emit: Any) -> RunResult[Any]:
+        async def start(emit: EventSink) -> RunResult[Any]:
             return await execute_run(
                 plan,
                 self.start_transcript(),

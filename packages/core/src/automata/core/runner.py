@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from automata.core.blocks import Block, Message, ToolResultBlock, ToolUseBlock
 from automata.core.errors import (
@@ -19,12 +19,14 @@ from automata.core.errors import (
 from automata.core.hooks import Hook
 from automata.core.loop import LoopOutcome, RunLoop, RunScope, RunSettings
 from automata.core.options import CallOptions
+from automata.core.policy import ToolPolicy
 from automata.core.result import RunResult
 from automata.core.stop import StopReason
 from automata.core.structured import StructuredAttempt, StructuredOutput
 from automata.core.usage import Usage
 
 __all__ = [
+    "RunOptions",
     "RunPlan",
     "Task",
     "check_transcript",
@@ -34,6 +36,18 @@ __all__ = [
 ]
 
 Task = str | Sequence[Block] | Message
+
+
+class RunOptions(TypedDict, total=False):
+    """Per-run keywords accepted by `run`, `run_sync` and `stream` (besides
+    `output_type`); each applies to that run only."""
+
+    call_options: CallOptions | None
+    tool_policy: ToolPolicy | None
+    max_steps: int | None
+    max_correction_turns: int
+    native_structured_output: bool
+    hooks: Iterable[Hook]
 
 
 def new_invocation_id() -> str:

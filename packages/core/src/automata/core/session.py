@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from automata.core.blocks import Message
 from automata.core.errors import AutomataError
-from automata.core.loop import RunScope
+from automata.core.loop import EventSink, RunScope
 from automata.core.result import RunResult
 from automata.core.runner import (
+    RunOptions,
     Task,
     check_transcript,
     execute_run,
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from automata.core.agent import Agent
 
 __all__ = ["Session", "SessionBusyError"]
+
+T = TypeVar("T")
 
 
 class SessionBusyError(AutomataError, RuntimeError):
@@ -54,10 +57,22 @@ class Session:
             raise SessionBusyError("this session is already running a task")
         self._busy = True
 
-    async def run(self, task: Task, **per_run: Any) -> RunResult[Any]:
+    @overload
+    async def run(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[str]: ...
+
+    @overload
+    async def run(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunResult[T]: ...
+
+    async def run(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
         """Continue the conversation with `task` (same keywords as `Agent.run`)."""
         message = task_message(task)
-        plan = self.agent.plan(**per_run)
+        plan = self.agent.plan(output_type=output_type, **per_run)
         self._claim()
         try:
             return await execute_run(
@@ -70,17 +85,41 @@ class Session:
         finally:
             self._busy = False
 
-    def run_sync(self, task: Task, **per_run: Any) -> RunResult[Any]:
-        """`run` for code without an event loop (it starts one)."""
-        return asyncio.run(self.run(task, **per_run))
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[str]: ...
 
-    def stream(self, task: Task, **per_run: Any) -> RunStream[Any]:
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunResult[T]: ...
+
+    def run_sync(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
+        """`run` for code without an event loop (it starts one)."""
+        return asyncio.run(self.run(task, output_type=output_type, **per_run))
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[str]: ...
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunStream[T]: ...
+
+    def stream(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[Any]:
         """Continue the conversation with `task`, streaming its events."""
         message = task_message(task)
-        plan = self.agent.plan(**per_run)
+        plan = self.agent.plan(output_type=output_type, **per_run)
         invocation_id = new_invocation_id()
 
-        async def start(emit: Any) -> RunResult[Any]:
+        async def start(emit: EventSink) -> RunResult[Any]:
             self._claim()
             try:
                 return await execute_run(

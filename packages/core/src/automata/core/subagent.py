@@ -27,6 +27,7 @@ from automata.core.tools import (
     ToolContext,
     ToolResult,
     format_validation_error,
+    to_tool_result,
 )
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class SubAgentTool(Generic[P]):
             invocation_id=context.call.id,
             depth=context.depth + 1,
         )
-        return ToolResult.text(str(result.output))
+        return to_tool_result(result.output)  # typed outputs arrive as JSON
 
 
 def _as_json(params: BaseModel) -> str:

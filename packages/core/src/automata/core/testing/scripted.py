@@ -20,6 +20,7 @@ __all__ = [
     "BrokenStream",
     "FunctionProvider",
     "Reply",
+    "ReplyFunction",
     "ScriptExhaustedError",
     "ScriptedProvider",
     "response_for",
