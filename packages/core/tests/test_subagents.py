@@ -432,4 +432,3 @@ async def test_closing_the_parents_stream_cancels_the_tools_a_sub_agent_is_runni
     assert tool_results(session.messages) == [
         ("c1", "canceled: tool batch aborted: run cancelled", True)
     ]
-
