@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -79,16 +78,13 @@ class Tracing:
         tracer = trace.get_tracer("automata.core", tracer_provider=tracer_provider)
         return cls(tracer=tracer, capture_content=capture_content)
 
-    @contextmanager
-    def run(self, agent: str, invocation_id: str, depth: int) -> Iterator[Span]:
-        """The span of one run (`invoke_agent`)."""
+    def run(self, agent: str, invocation_id: str, depth: int) -> _SpanScope:
+        """The span of one run (`invoke_agent`), for a `with` block."""
         attributes = {OPERATION: "invoke_agent", AGENT_NAME: agent, CONVERSATION_ID: invocation_id}
-        with self._span(f"invoke_agent {agent}", SpanKind.INTERNAL, attributes) as span:
-            logger.debug(
-                "run started",
-                extra={"agent": agent, "invocation_id": invocation_id, "depth": depth},
-            )
-            yield span
+        logger.debug(
+            "run started", extra={"agent": agent, "invocation_id": invocation_id, "depth": depth}
+        )
+        return self._span(f"invoke_agent {agent}", SpanKind.INTERNAL, attributes)
 
     def finish_run(self, span: Span, usage: Usage, steps: int, stop_reason: str) -> None:
         if span.is_recording():
@@ -96,9 +92,8 @@ class Tracing:
             span.set_attribute("automata.steps", steps)
             span.set_attribute("automata.stop_reason", stop_reason)
 
-    @contextmanager
-    def model_call(self, provider: Provider, request: ModelRequest) -> Iterator[Span]:
-        """The span of one provider call (`chat`)."""
+    def model_call(self, provider: Provider, request: ModelRequest) -> _SpanScope:
+        """The span of one provider call (`chat`), for a `with` block."""
         model = provider_model(provider)
         attributes: dict[str, Any] = {
             OPERATION: "chat",
@@ -112,10 +107,10 @@ class Tracing:
             attributes["gen_ai.request.max_tokens"] = options.max_tokens
         if options.stop_sequences:
             attributes["gen_ai.request.stop_sequences"] = list(options.stop_sequences)
-        with self._span(f"chat {model}".strip(), SpanKind.CLIENT, attributes) as span:
-            if self.capture_content and span.is_recording():
-                span.set_attribute(INPUT_MESSAGES, dump_messages(request.messages))
-            yield span
+        scope = self._span(f"chat {model}".strip(), SpanKind.CLIENT, attributes)
+        if self.capture_content and scope.span.is_recording():
+            scope.span.set_attribute(INPUT_MESSAGES, dump_messages(request.messages))
+        return scope
 
     def finish_model_call(self, span: Span, response: ModelResponse) -> None:
         if not span.is_recording():
@@ -128,19 +123,19 @@ class Tracing:
         if self.capture_content:
             span.set_attribute(OUTPUT_MESSAGES, dump_messages([response.message]))
 
-    @contextmanager
-    def tool_call(self, call: ToolUseBlock) -> Iterator[Span]:
-        """The span of one tool call (`execute_tool`); sub-agent runs nest inside it."""
+    def tool_call(self, call: ToolUseBlock) -> _SpanScope:
+        """The span of one tool call (`execute_tool`), for a `with` block; sub-agent
+        runs nest inside it."""
         attributes = {
             OPERATION: "execute_tool",
             TOOL_NAME: call.name,
             TOOL_CALL_ID: call.id,
             TOOL_TYPE: "function",
         }
-        with self._span(f"execute_tool {call.name}", SpanKind.INTERNAL, attributes) as span:
-            if self.capture_content and span.is_recording():
-                span.set_attribute(TOOL_ARGUMENTS, json.dumps(call.input))
-            yield span
+        scope = self._span(f"execute_tool {call.name}", SpanKind.INTERNAL, attributes)
+        if self.capture_content and scope.span.is_recording():
+            scope.span.set_attribute(TOOL_ARGUMENTS, json.dumps(call.input))
+        return scope
 
     def finish_tool_call(self, span: Span, block: ToolResultBlock, error_type: str) -> None:
         """Record a tool's result; an error result marks the span as failed."""
@@ -152,22 +147,38 @@ class Tracing:
             span.set_attribute(ERROR_TYPE, error_type)
             span.set_status(Status(StatusCode.ERROR, block.text))
 
-    @contextmanager
-    def _span(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
-        span = self.tracer.start_span(name, kind=kind, attributes=attributes)
-        if not span.get_span_context().is_valid:
-            # No SDK behind the API: nothing is recorded and nothing to propagate.
-            yield span
+    def _span(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> _SpanScope:
+        return _SpanScope(self.tracer.start_span(name, kind=kind, attributes=attributes))
+
+
+class _SpanScope:
+    """Makes a span current for a block, records an escaping error and ends it. A span
+    with no valid context (no SDK behind the API) is neither attached nor ended: there
+    is nothing to record or propagate, and the hot path stays cheap."""
+
+    __slots__ = ("span", "token")
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+        self.token: object | None = None
+
+    def __enter__(self) -> Span:
+        if self.span.get_span_context().is_valid:
+            self.token = otel_context.attach(trace.set_span_in_context(self.span))
+        return self.span
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.token is None:
             return
-        token = otel_context.attach(trace.set_span_in_context(span))
-        try:
-            yield span
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
-        finally:
-            otel_context.detach(token)
-            span.end()
+        if exc is not None:
+            record_error(self.span, exc)
+        otel_context.detach(self.token)  # type: ignore[arg-type]
+        self.span.end()
 
 
 def record_error(span: Span, error: BaseException) -> None:
