@@ -14,6 +14,11 @@ Target: <= 1.10x. A second table isolates the provider: one model call through
 
 `--profile WIRE-MODE` (e.g. `anthropic-stream`) instead runs only the agent side of
 one case under cProfile and prints the top functions by cumulative time.
+
+`--instructions` counts CPU instructions instead of seconds, with valgrind's callgrind:
+for each case, three processes run the same warm-up, then nothing, N hand-written runs,
+or N agent runs; the per-run difference to the first is each side's cost, and the
+ratio of the two is immune to other load on the machine (slow: minutes per case).
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ import asyncio
 import cProfile
 import gc
 import json
+import os
 import pstats
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -497,6 +505,63 @@ async def profile(case: str, base_url: str, runs: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
 
 
+async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
+    """Warm up both sides, then make `runs` runs of one side (`none` makes none)."""
+    wire, _, mode = case.partition("-")
+    stream = mode == "stream"
+    client = make_client(wire, base_url)
+    agent, provider = make_agent(wire, base_url)
+    hand = hand_anthropic if wire == "anthropic" else hand_openai
+    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
+    for _ in range(10):
+        await hand(client, model, stream)
+        await agent_run(agent, stream)
+    for _ in range(runs if side != "none" else 0):
+        if side == "hand":
+            await hand(client, model, stream)
+        else:
+            await agent_run(agent, stream)
+    await client.close()
+    await provider.aclose()
+
+
+def count_instructions(case: str, side: str, runs: int, base_url: str) -> int:
+    out = f"/tmp/callgrind.{os.getpid()}.{case}.{side}"
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--side",
+            f"{case}:{side}:{runs}",
+            "--base-url",
+            base_url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    os.unlink(out)
+    match = re.search(r"Collected : (\d+)", done.stderr)
+    assert match, done.stderr[-2000:]
+    return int(match.group(1))
+
+
+def instructions_table(base_url: str, runs: int) -> None:
+    if shutil.which("valgrind") is None:
+        sys.exit("--instructions needs valgrind (Debian package valgrind)")
+    print(f"CPU instructions per agent run, callgrind, {runs} runs per side")
+    print("{:<22}{:>14}{:>12}{:>9}".format("case", "hand-written", "automata", "ratio"))
+    for case in ("anthropic-complete", "anthropic-stream", "openai-complete", "openai-stream"):
+        base = count_instructions(case, "none", runs, base_url)
+        hand = (count_instructions(case, "hand", runs, base_url) - base) / runs
+        agent = (count_instructions(case, "agent", runs, base_url) - base) / runs
+        label = case.replace("-", " ")
+        print(f"{label:<22}{hand / 1e6:>12.2f} M{agent / 1e6:>10.2f} M{agent / hand:>8.3f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -504,10 +569,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="runs per round (default 200)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--profile", metavar="WIRE-MODE", help="e.g. anthropic-stream")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions with callgrind"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--side", help=argparse.SUPPRESS)
+    parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve()
+        return
+    if args.side:
+        case, side, runs = args.side.split(":")
+        asyncio.run(one_side(case, side, int(runs), args.base_url))
         return
     child = subprocess.Popen(
         [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
@@ -517,6 +591,9 @@ def main() -> None:
         base_url = f"http://127.0.0.1:{child.stdout.readline().strip()}"
         if args.profile:
             asyncio.run(profile(args.profile, base_url, args.runs))
+            return
+        if args.instructions:
+            instructions_table(base_url, min(args.runs, 40))
             return
         cases = [(wire, stream) for wire in ("anthropic", "openai") for stream in (False, True)]
         columns = "{:<22}{:>14}{:>12}{:>9}"

@@ -267,3 +267,32 @@ async def test_a_typed_run_answered_through_the_tool_ends_its_turn() -> None:
     result = await Agent(provider).run("Who?", output_type=Person)
     assert result.stop_reason is StopReason.END_TURN
     assert result.raw_stop_reason == "tool_use"  # what the provider itself said
+
+
+class Address(BaseModel):
+    city: str
+
+
+class Customer(BaseModel):
+    name: str
+    address: Address
+
+
+class Draft(BaseModel):
+    title: str
+    notes: str = ""
+
+
+def test_output_schemas_are_closed_so_strict_modes_can_use_them() -> None:
+    from automata.core.structured import StructuredOutput
+
+    output = StructuredOutput(Customer)
+    assert output.schema["additionalProperties"] is False
+    assert output.schema["$defs"]["Address"]["additionalProperties"] is False
+    assert output.output_schema.strict_compatible
+
+
+def test_an_optional_field_keeps_a_schema_out_of_strict_mode() -> None:
+    from automata.core.structured import StructuredOutput
+
+    assert not StructuredOutput(Draft).output_schema.strict_compatible

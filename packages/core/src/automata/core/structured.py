@@ -60,7 +60,7 @@ class StructuredOutput(Generic[T]):
     def __init__(self, output_type: type[T]) -> None:
         self.output_type = output_type
         self._adapter: TypeAdapter[T] = TypeAdapter(output_type)
-        schema = cast(dict[str, Any], strip_titles(self._adapter.json_schema()))
+        schema = _closed(cast(dict[str, Any], strip_titles(self._adapter.json_schema())))
         self.wrapped = schema.get("type") != "object"
         if self.wrapped:
             schema = {
@@ -131,6 +131,22 @@ def _json_candidates(text: str) -> list[Any]:
                 continue
             return [value]
     return []
+
+
+def _closed(schema: Any) -> Any:
+    """Every object schema that does not say otherwise gets `additionalProperties:
+    false`: validation ignores extra keys either way, and a closed schema is what
+    strict provider modes (OpenAI's `strict: true`) accept."""
+    if isinstance(schema, dict):
+        out = {key: _closed(value) for key, value in schema.items()}
+        if (out.get("type") == "object" or "properties" in out) and (
+            "additionalProperties" not in out
+        ):
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [_closed(value) for value in schema]
+    return schema
 
 
 def _strict_compatible(schema: Any) -> bool:
