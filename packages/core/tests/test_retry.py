@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from automata.core.errors import ProviderError, RetryableError
-from automata.core.retry import RetryAttempt, RetryPolicy, is_retryable, retry, retry_after_hint
+from automata.core.retry import (
+    RetryAttempt,
+    RetryPolicy,
+    is_retryable,
+    parse_retry_after,
+    retry,
+    retry_after_hint,
+)
 
 
 class FakeTime:
@@ -221,3 +228,31 @@ async def test_cancellation_raised_by_the_operation_is_not_retried() -> None:
 async def test_default_policy_uses_real_sleep_briefly() -> None:
     policy = RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.001)
     assert await retry(Flaky(overloaded()), policy) == "ok"
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after": "1.5"}, 1.5),
+        ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),
+        ({"retry-after": "-4"}, 0.0),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+        (None, None),
+    ],
+)
+def test_a_servers_retry_after_header_is_read_in_seconds(
+    headers: dict[str, str] | None, seconds: float | None
+) -> None:
+    assert parse_retry_after(headers) == seconds
+
+
+def test_a_retry_after_date_is_read_as_the_time_until_then() -> None:
+    import email.utils
+    import time
+
+    later = email.utils.formatdate(time.time() + 120, usegmt=True)
+    wait = parse_retry_after({"retry-after": later})
+    assert wait is not None
+    assert 100 < wait <= 120

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
-import time
 from collections.abc import Collection, Mapping
 from typing import Final
 
@@ -11,6 +9,7 @@ import httpx2
 
 import openai
 from automata.core.errors import ProviderError
+from automata.core.retry import parse_retry_after
 from automata.openai._wire import PROVIDER
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})
@@ -25,30 +24,6 @@ _STATUS_OF_STREAM_ERROR: Final[Mapping[str, int]] = {
     "server_error": 500,
     "invalid_request_error": 400,
 }
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or HTTP date)."""
-    if not headers:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 def _vendor_message(error: openai.APIError) -> str:

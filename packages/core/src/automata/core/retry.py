@@ -9,9 +9,10 @@ and the clock are injectable so tests are exact and instant.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random as _random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -21,6 +22,7 @@ __all__ = [
     "RetryAttempt",
     "RetryPolicy",
     "is_retryable",
+    "parse_retry_after",
     "retry",
     "retry_after_hint",
 ]
@@ -118,6 +120,31 @@ def retry_after_hint(error: BaseException) -> float | None:
     if isinstance(hint, int | float) and not isinstance(hint, bool) and hint >= 0:
         return float(hint)
     return None
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds a server asks to wait, from `retry-after-ms` or `retry-after` (seconds or
+    an HTTP date); None when it gives no usable hint. Never negative."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
 
 
 async def retry(
