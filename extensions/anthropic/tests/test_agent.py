@@ -120,3 +120,28 @@ async def test_native_structured_output_goes_through_output_config(
     output_config: dict[str, Any] = server.received[0].body["output_config"]
     assert output_config["format"]["type"] == "json_schema"
     assert set(output_config["format"]["schema"]["properties"]) == {"name", "country"}
+
+
+async def test_a_traced_run_reports_the_provider_model_and_usage_on_its_chat_spans(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    script(server)
+    agent = Agent(make_provider(), tools=[weather_tool()], tracer_provider=tracer_provider)
+    await agent.run("Weather in Oslo?")
+    chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert len(chats) == 2
+    attributes = dict(chats[0].attributes or {})
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.request.model"] == agent.provider.model  # type: ignore[attr-defined]
+    assert attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (
+        10,
+        5,
+    )

@@ -137,3 +137,28 @@ async def test_native_structured_output_goes_through_response_format(
     response_format = server.received[0].body["response_format"]
     assert response_format["type"] == "json_schema"
     assert set(response_format["json_schema"]["schema"]["properties"]) == {"name", "country"}
+
+
+async def test_a_traced_run_reports_the_provider_model_and_usage_on_its_chat_spans(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    call_then_answer(server, "weather")
+    agent = Agent(make_provider(), tools=[tool(weather)], tracer_provider=tracer_provider)
+    await agent.run("Weather in Oslo?")
+    chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+    assert len(chats) == 2
+    attributes = dict(chats[0].attributes or {})
+    assert attributes["gen_ai.provider.name"] == "openai"
+    assert attributes["gen_ai.request.model"] == agent.provider.model  # type: ignore[attr-defined]
+    assert attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (
+        10,
+        5,
+    )

@@ -71,6 +71,8 @@ class AnthropicProvider:
 
     supports_native_output: bool = True
     """Structured output maps onto `output_config.format` (a JSON schema)."""
+    provider_name: str = "anthropic"
+    """Reported as `gen_ai.provider.name` on tracing spans."""
 
     def __init__(
         self,

@@ -64,6 +64,8 @@ class OpenAIProvider:
     supports_native_output: bool = True
     """Structured output maps onto `response_format` json_schema (strict when the
     schema allows it)."""
+    provider_name: str = "openai"
+    """Reported as `gen_ai.provider.name` on tracing spans."""
 
     def __init__(
         self,
