@@ -576,3 +576,16 @@ async def test_a_stream_that_ends_with_nothing_is_a_provider_error() -> None:
     with pytest.raises(ProviderError, match="ended without a response"):
         async for _ in Agent(SilentProvider()).stream("go"):
             pass
+
+
+async def test_changing_an_agents_settings_between_runs_takes_effect() -> None:
+    provider = ScriptedProvider([Message.assistant("a"), Message.assistant("b")])
+    agent = Agent(provider, system_prompt="First.", call_options=CallOptions(max_tokens=5))
+    await agent.run("x")
+    agent.system_prompt = "Second."
+    agent.call_options = CallOptions(max_tokens=7)
+    agent.max_steps = 3
+    await agent.run("y")
+    first, second = provider.requests
+    assert (first.system_prompt, first.options.max_tokens) == ("First.", 5)
+    assert (second.system_prompt, second.options.max_tokens) == ("Second.", 7)

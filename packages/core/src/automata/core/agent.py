@@ -46,6 +46,10 @@ def _post_run_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
     return tuple(h for h in hooks if type(h).after_run is not Hook.after_run)
 
 
+def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
+    return all(a is b for a, b in zip(first, second, strict=True))
+
+
 class Agent:
     """A model with a system prompt, tools and limits.
 
@@ -84,6 +88,8 @@ class Agent:
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
+        self._plan_cache: tuple[tuple[object, ...], RunPlan] | None = None
+        self._system_message: Message | None = None
         self._tools: dict[str, Tool] = {}
         self._specs: tuple[ToolSpec, ...] = ()
         for item in tools:
@@ -159,6 +165,61 @@ class Agent:
         name: str | None = None,
     ) -> RunPlan:
         """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
+        plain = (
+            call_options is None
+            and tool_policy is None
+            and max_steps is None
+            and output_type is None
+            and max_correction_turns == 1
+            and not native_structured_output
+            and not hooks
+            and name is None
+        )
+        if plain:
+            cached = self._plan_cache
+            if cached is not None and _same_objects(cached[0], self._config_key()):
+                return cached[1]
+        plan = self._build_plan(
+            call_options=call_options,
+            tool_policy=tool_policy,
+            max_steps=max_steps,
+            output_type=output_type,
+            max_correction_turns=max_correction_turns,
+            native_structured_output=native_structured_output,
+            hooks=hooks,
+            name=name,
+        )
+        if plain:
+            self._plan_cache = (self._config_key(), plan)
+        return plan
+
+    def _config_key(self) -> tuple[object, ...]:
+        """Everything a plan is built from. A plan built from the very same objects is
+        the same plan; the cache holds them, so an identity is never reused."""
+        return (
+            self.provider,
+            self.name,
+            self._tools,
+            self.call_options,
+            self.tool_policy,
+            self.approver,
+            self.hooks,
+            self.max_steps,
+            self.tracing,
+        )
+
+    def _build_plan(
+        self,
+        *,
+        call_options: CallOptions | None,
+        tool_policy: ToolPolicy | None,
+        max_steps: int | None,
+        output_type: type[Any] | None,
+        max_correction_turns: int,
+        native_structured_output: bool,
+        hooks: Iterable[Hook],
+        name: str | None,
+    ) -> RunPlan:
         steps = self.max_steps if max_steps is None else max_steps
         if steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {steps}")
@@ -189,8 +250,12 @@ class Agent:
         """A transcript to run on: the given messages, led by the system prompt unless
         they already start with a system message."""
         transcript = list(messages)
-        if self.system_prompt and not (transcript and transcript[0].role == "system"):
-            transcript.insert(0, Message.system(self.system_prompt))
+        prompt = self.system_prompt
+        if prompt and not (transcript and transcript[0].role == "system"):
+            cached = self._system_message
+            if cached is None or cached.text != prompt:
+                cached = self._system_message = Message.system(prompt)
+            transcript.insert(0, cached)
         return transcript
 
     @overload

@@ -9,6 +9,7 @@ finish (completion order); the error strings are those of DESIGN.md section 4.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from automata.core.blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -181,13 +182,17 @@ class ToolBatch:
             tracing.finish_tool_call(
                 span, block, type(error).__qualname__ if error is not None else "tool_error"
             )
-        logger.debug(
-            "tool call %s (%s) finished%s",
-            call.id,
-            call.name,
-            " with an error" if block.is_error else "",
-            extra={"agent": self.owner.settings.agent, "invocation_id": self.owner.invocation_id},
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "tool call %s (%s) finished%s",
+                call.id,
+                call.name,
+                " with an error" if block.is_error else "",
+                extra={
+                    "agent": self.owner.settings.agent,
+                    "invocation_id": self.owner.invocation_id,
+                },
+            )
         if batch.closed:
             return block  # too late: the call is already reported as canceled
         return self.finish_call(call, block, error)

@@ -8,6 +8,7 @@ module implements are listed in DESIGN.md section 4 and docs/streaming.md.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -243,12 +244,13 @@ class RunLoop:
             failure = ProviderError(f"provider failed: {error_text(exc)}")
             failure.result = self.result()
             raise failure from exc
-        logger.debug(
-            "model turn %d ended: %s",
-            self.state.steps,
-            response.stop_reason.value,
-            extra={"agent": settings.agent, "invocation_id": self.invocation_id},
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "model turn %d ended: %s",
+                self.state.steps,
+                response.stop_reason.value,
+                extra={"agent": settings.agent, "invocation_id": self.invocation_id},
+            )
         if response.usage is not None:
             self.state.usage = self.state.usage + response.usage
             if self.emit is not None:

@@ -81,9 +81,11 @@ class Tracing:
     def run(self, agent: str, invocation_id: str, depth: int) -> _SpanScope:
         """The span of one run (`invoke_agent`), for a `with` block."""
         attributes = {OPERATION: "invoke_agent", AGENT_NAME: agent, CONVERSATION_ID: invocation_id}
-        logger.debug(
-            "run started", extra={"agent": agent, "invocation_id": invocation_id, "depth": depth}
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "run started",
+                extra={"agent": agent, "invocation_id": invocation_id, "depth": depth},
+            )
         return self._span(f"invoke_agent {agent}", SpanKind.INTERNAL, attributes)
 
     def finish_run(self, span: Span, usage: Usage, steps: int, stop_reason: str) -> None:
