@@ -490,7 +490,7 @@ async def measure_call(
     return result
 
 
-async def profile(case: str, base_url: str, runs: int) -> None:
+async def profile(case: str, base_url: str, runs: int, sort: str) -> None:
     wire, _, mode = case.partition("-")
     agent, provider = make_agent(wire, base_url)
     stream = mode == "stream"
@@ -502,7 +502,7 @@ async def profile(case: str, base_url: str, runs: int) -> None:
         await agent_run(agent, stream)
     profiler.disable()
     await provider.aclose()
-    pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+    pstats.Stats(profiler).sort_stats(sort).print_stats(45)
 
 
 async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
@@ -549,12 +549,15 @@ def count_instructions(case: str, side: str, runs: int, base_url: str) -> int:
     return int(match.group(1))
 
 
-def instructions_table(base_url: str, runs: int) -> None:
+ALL_CASES = ("anthropic-complete", "anthropic-stream", "openai-complete", "openai-stream")
+
+
+def instructions_table(base_url: str, runs: int, cases: list[str]) -> None:
     if shutil.which("valgrind") is None:
         sys.exit("--instructions needs valgrind (Debian package valgrind)")
     print(f"CPU instructions per agent run, callgrind, {runs} runs per side")
     print("{:<22}{:>14}{:>12}{:>9}".format("case", "hand-written", "automata", "ratio"))
-    for case in ("anthropic-complete", "anthropic-stream", "openai-complete", "openai-stream"):
+    for case in cases:
         base = count_instructions(case, "none", runs, base_url)
         hand = (count_instructions(case, "hand", runs, base_url) - base) / runs
         agent = (count_instructions(case, "agent", runs, base_url) - base) / runs
@@ -569,6 +572,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="runs per round (default 200)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--profile", metavar="WIRE-MODE", help="e.g. anthropic-stream")
+    parser.add_argument(
+        "--sort", default="cumulative", help="--profile order: cumulative (default), tottime"
+    )
+    parser.add_argument(
+        "--case",
+        action="append",
+        metavar="WIRE-MODE",
+        help="measure only this case (repeatable), e.g. openai-stream",
+    )
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions with callgrind"
     )
@@ -590,12 +602,18 @@ def main() -> None:
         assert child.stdout is not None
         base_url = f"http://127.0.0.1:{child.stdout.readline().strip()}"
         if args.profile:
-            asyncio.run(profile(args.profile, base_url, args.runs))
+            asyncio.run(profile(args.profile, base_url, args.runs, args.sort))
             return
         if args.instructions:
-            instructions_table(base_url, min(args.runs, 40))
+            instructions_table(base_url, min(args.runs, 40), args.case or list(ALL_CASES))
             return
         cases = [(wire, stream) for wire in ("anthropic", "openai") for stream in (False, True)]
+        if args.case:
+            cases = [
+                (wire, stream)
+                for wire, stream in cases
+                if f"{wire}-{'stream' if stream else 'complete'}" in args.case
+            ]
         columns = "{:<22}{:>14}{:>12}{:>9}"
         row = "{:<22}{:>11.3f} ms{:>9.3f} ms{:>8.2f}x"
         print(

@@ -329,6 +329,29 @@ async def test_a_slow_consumer_never_slows_the_run() -> None:
     ]
 
 
+async def test_a_read_cut_short_while_waiting_loses_no_event() -> None:
+    """S4: a read abandoned while it waits (here by a deadline) leaves the stream as it
+    was; the events produced meanwhile are read next, in order."""
+    gate = asyncio.Event()
+    agent = Agent(
+        ScriptedProvider([tool_calls(tool_call("c1", "wait"), text="a"), Message.assistant("b")])
+    )
+
+    @agent.tool
+    async def wait() -> str:
+        await gate.wait()
+        return "done"
+
+    stream = agent.stream("go")
+    seen = [await anext(stream), await anext(stream)]  # the text, then the call
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(anext(stream), 0.02)  # the tool is still waiting
+    gate.set()
+    seen.extend(await collect(stream))
+    assert trace(seen) == [("text", "a"), ("call", "c1"), ("result", "c1"), ("text", "b")]
+    assert stream.result.output == "b"
+
+
 # -- order within a turn -----------------------------------------------------------------
 
 

@@ -227,15 +227,16 @@ class AnthropicProvider:
         params = self._params(request)
         opened: _OpenStream = await self._retrying(lambda: self._open(params))
         stream, state = opened.stream, opened.state
+        feed = state.feed
         try:
             if opened.first is not None:
                 yield opened.first
             # Read to the end of the body even after message_stop, so the connection
             # goes back to the pool instead of being closed with bytes unread.
+            events = stream.__aiter__()
             while True:
                 try:
-                    event = await stream.__anext__()
-                    delta = state.feed(event)
+                    delta = feed(await events.__anext__())
                 except StopAsyncIteration:
                     break
                 except Exception as error:

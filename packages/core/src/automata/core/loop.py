@@ -263,18 +263,28 @@ class RunLoop:
     async def stream_model(self, provider: Provider, request: ModelRequest) -> ModelResponse:
         emit = self.emit
         assert emit is not None
+        agent, invocation_id, depth = self.settings.agent, self.invocation_id, self.depth
         text: list[str] = []
         streamed = False
         response: ModelResponse | None = None
         try:
+            # The hot path of a streamed run: one pass per delta, events built inline.
             async for item in cast(StreamProvider, provider).stream(request):
                 if isinstance(item, TextDelta):
                     streamed = True
                     text.append(item.text)
-                    emit(self.tag(TextEvent, text=item.text))
+                    emit(
+                        TextEvent(
+                            agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
+                        )
+                    )
                 elif isinstance(item, ThinkingDelta):
                     streamed = True
-                    emit(self.tag(ThinkingEvent, text=item.text))
+                    emit(
+                        ThinkingEvent(
+                            agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
+                        )
+                    )
                 else:
                     response = item
         except asyncio.CancelledError:
@@ -356,5 +366,10 @@ class RunLoop:
 
 
 def _can_stream(provider: Provider) -> bool:
-    """Stream when the provider can; a provider opts out with `supports_streaming = False`."""
-    return isinstance(provider, StreamProvider) and getattr(provider, "supports_streaming", True)
+    """Stream when the provider can; a provider opts out with `supports_streaming = False`.
+
+    The same test as `isinstance(provider, StreamProvider)` for a `Provider` (it has a
+    `stream` method), without the cost of a runtime protocol check on every turn."""
+    return callable(getattr(provider, "stream", None)) and getattr(
+        provider, "supports_streaming", True
+    )

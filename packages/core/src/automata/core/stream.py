@@ -12,6 +12,7 @@ is committed; dropping an unfinished stream cancels the run without waiting.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -28,6 +29,46 @@ _DONE = object()
 RunStarter = Callable[[Callable[[StreamEvent], None]], Coroutine[Any, Any, RunResult[Any]]]
 
 
+class _Mailbox:
+    """Unbounded FIFO from the run to its one consumer: `put` never blocks and wakes a
+    waiting consumer at most once however many items arrive before it runs.
+
+    Lighter than `asyncio.Queue` (no task accounting, no putter list, no maxsize
+    checks): a streamed run puts one item per delta, so this sits on the hot path.
+    The consumer takes ready items straight from `items`; `wait` is for when it is empty.
+    """
+
+    __slots__ = ("_loop", "_waiter", "items")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.items: deque[object] = deque()
+        self._loop = loop
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: object) -> None:
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # a cancelled `wait` leaves a cancelled waiter behind
+                waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Return once `items` is not empty."""
+        while not self.items:
+            waiter = self._loop.create_future()
+            self._waiter = waiter
+            await waiter
+
+
+async def _drive(start: RunStarter, mailbox: _Mailbox) -> RunResult[Any]:
+    """The run, then `_DONE`: the run's task is done by the time a consumer sees it."""
+    try:
+        return await start(mailbox.put)
+    finally:
+        mailbox.put(_DONE)
+
+
 def _retrieve(task: asyncio.Task[Any]) -> None:
     """Mark a finished task's outcome as seen, so asyncio does not log it as lost."""
     if task.done() and not task.cancelled():
@@ -41,11 +82,11 @@ class RunStream(Generic[T]):
     events were still queued.
     """
 
-    __slots__ = ("__weakref__", "_closed", "_finished", "_queue", "_result", "_start", "_task")
+    __slots__ = ("__weakref__", "_closed", "_finished", "_mailbox", "_result", "_start", "_task")
 
     def __init__(self, start: RunStarter) -> None:
         self._start = start
-        self._queue: asyncio.Queue[object] | None = None
+        self._mailbox: _Mailbox | None = None
         self._task: asyncio.Task[RunResult[Any]] | None = None
         self._result: RunResult[T] | None = None
         self._closed = False
@@ -74,30 +115,34 @@ class RunStream(Generic[T]):
     async def __anext__(self) -> StreamEvent:
         if self._closed:
             raise StopAsyncIteration
-        if self._task is None:
-            self._begin()
-        assert self._queue is not None
-        assert self._task is not None
-        item = await self._queue.get()
-        if item is _DONE:
-            self._queue.put_nowait(_DONE)  # later calls end too
-            if self._closed:
-                raise StopAsyncIteration
-            self._finished = True
-            self._result = self._task.result()  # raises the run's error, if any
-            raise StopAsyncIteration
+        mailbox = self._mailbox
+        if mailbox is None:
+            mailbox = self._begin()
+        items = mailbox.items
+        if not items:
+            await mailbox.wait()
+        item = items[0]  # `_DONE` stays in place, so every later call ends too
         if self._closed:
             raise StopAsyncIteration
+        if item is _DONE:
+            self._finished = True
+            assert self._task is not None
+            self._result = self._task.result()  # raises the run's error, if any
+            raise StopAsyncIteration
+        items.popleft()
         return item  # type: ignore[return-value]
 
-    def _begin(self) -> None:
-        queue: asyncio.Queue[object] = asyncio.Queue()
-        self._queue = queue
-        task = asyncio.get_running_loop().create_task(
-            self._start(queue.put_nowait), name="automata-run-stream"
-        )
-        task.add_done_callback(lambda _: queue.put_nowait(_DONE))
+    def _begin(self) -> _Mailbox:
+        loop = asyncio.get_running_loop()
+        mailbox = _Mailbox(loop)
+        task = loop.create_task(_drive(self._start, mailbox), name="automata-run-stream")
+        # `_drive` marks the end itself, in the task's last step, so the consumer wakes
+        # one loop iteration sooner; this covers a task cancelled before it started.
+        # A second `_DONE` is harmless: the first one is never taken out.
+        task.add_done_callback(lambda _: mailbox.put(_DONE))
         self._task = task
+        self._mailbox = mailbox
+        return mailbox
 
     async def aclose(self) -> None:
         """Cancel the run if it is still going and wait until it has stopped.
