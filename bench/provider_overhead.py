@@ -16,9 +16,10 @@ Target: <= 1.10x. A second table isolates the provider: one model call through
 one case under cProfile and prints the top functions by cumulative time.
 
 `--instructions` counts CPU instructions instead of seconds, with valgrind's callgrind:
-for each case, three processes run the same warm-up, then nothing, N hand-written runs,
-or N agent runs; the per-run difference to the first is each side's cost, and the
-ratio of the two is immune to other load on the machine (slow: minutes per case).
+for each case, three processes run side by side with the same string-hash seed and the
+same warm-up, then nothing, N hand-written runs, or N agent runs; the per-run difference
+to the first is each side's cost, and the ratio of the two is immune to other load on
+the machine (slow: minutes per case). `--case` picks cases for either table.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -525,28 +527,40 @@ async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
     await provider.aclose()
 
 
-def count_instructions(case: str, side: str, runs: int, base_url: str) -> int:
-    out = f"/tmp/callgrind.{os.getpid()}.{case}.{side}"
-    done = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            __file__,
-            "--side",
-            f"{case}:{side}:{runs}",
-            "--base-url",
-            base_url,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    os.unlink(out)
-    match = re.search(r"Collected : (\d+)", done.stderr)
-    assert match, done.stderr[-2000:]
-    return int(match.group(1))
+def count_instructions(case: str, runs: int, base_url: str) -> dict[str, int]:
+    """Instructions of the three processes of one case (`none`, `hand`, `agent`), run
+    side by side. Each uses the same string-hash seed, so the work they share (start-up,
+    imports, warm-up) costs the same in each and cancels out in the differences."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    with tempfile.TemporaryDirectory() as scratch:
+        children = {
+            side: subprocess.Popen(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={scratch}/{side}.out",
+                    sys.executable,
+                    __file__,
+                    "--side",
+                    f"{case}:{side}:{runs}",
+                    "--base-url",
+                    base_url,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for side in ("none", "hand", "agent")
+        }
+        counts: dict[str, int] = {}
+        for side, child in children.items():
+            _, stderr = child.communicate()
+            match = re.search(r"Collected : (\d+)", stderr)
+            if child.returncode != 0 or match is None:
+                sys.exit(f"callgrind run {case}:{side} failed:\n{stderr[-2000:]}")
+            counts[side] = int(match.group(1))
+    return counts
 
 
 ALL_CASES = ("anthropic-complete", "anthropic-stream", "openai-complete", "openai-stream")
@@ -558,9 +572,9 @@ def instructions_table(base_url: str, runs: int, cases: list[str]) -> None:
     print(f"CPU instructions per agent run, callgrind, {runs} runs per side")
     print("{:<22}{:>14}{:>12}{:>9}".format("case", "hand-written", "automata", "ratio"))
     for case in cases:
-        base = count_instructions(case, "none", runs, base_url)
-        hand = (count_instructions(case, "hand", runs, base_url) - base) / runs
-        agent = (count_instructions(case, "agent", runs, base_url) - base) / runs
+        counts = count_instructions(case, runs, base_url)
+        hand = (counts["hand"] - counts["none"]) / runs
+        agent = (counts["agent"] - counts["none"]) / runs
         label = case.replace("-", " ")
         print(f"{label:<22}{hand / 1e6:>12.2f} M{agent / 1e6:>10.2f} M{agent / hand:>8.3f}x")
 
