@@ -7,8 +7,9 @@ Both sides use the same official SDK client against the same local server, which
 in a child process so that `time.process_time()` in this process counts client CPU
 only. For each wire (Anthropic Messages, OpenAI Chat Completions), streaming and not,
 the script warms up, then alternates rounds of hand-written runs and agent runs and
-prints CPU per run for each and their ratio (agent / hand-written); runs alternate
-one by one and the best of the rounds is kept, to damp noise from other processes.
+prints CPU per run for each and their ratio (agent / hand-written). Runs alternate one
+by one, so drift in the machine's speed hits both sides alike; each round gives a ratio,
+and the median over the rounds is the figure to quote (the range shows the noise).
 Target: <= 1.10x. A second table isolates the provider: one model call through
 `provider.complete`/`provider.stream` against the same call made by hand.
 
@@ -19,7 +20,10 @@ one case under cProfile and prints the top functions by cumulative time.
 for each case, three processes run side by side with the same string-hash seed and the
 same warm-up, then nothing, N hand-written runs, or N agent runs; the per-run difference
 to the first is each side's cost, and the ratio of the two is immune to other load on
-the machine (slow: minutes per case). `--case` picks cases for either table.
+the machine (slow: minutes per case). `--opcodes` counts the Python bytecodes each side
+executes instead (quick, and steady under load: it moves only with how the network
+splits reads; blind to work done in C); with `--top N` it
+names the functions that add the most. `--case` picks cases for any of the tables.
 """
 
 from __future__ import annotations
@@ -34,11 +38,15 @@ import pstats
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 TEXT = (
@@ -403,15 +411,33 @@ def make_client(wire: str, base_url: str) -> Any:
 # ----------------------------------------------------------------- measuring
 
 
+@dataclass(frozen=True)
+class Timing:
+    """CPU per run of two sides measured in alternation: the fastest round of each, and
+    the ratio second / first of every round (the median is the figure to quote)."""
+
+    first: float
+    second: float
+    ratios: tuple[float, ...]
+
+    def row(self, case: str) -> str:
+        low, high = min(self.ratios), max(self.ratios)
+        return (
+            f"{case:<22}{self.first * 1e3:>11.3f} ms{self.second * 1e3:>9.3f} ms"
+            f"{statistics.median(self.ratios):>8.3f}x   {low:.3f}-{high:.3f}"
+        )
+
+
 async def interleaved(
     first: Callable[[], Awaitable[str]],
     second: Callable[[], Awaitable[str]],
     runs: int,
     rounds: int,
-) -> tuple[float, float]:
-    """CPU per run of `first` and `second`, alternating run by run so that drift in
-    the machine's speed hits both alike; the round with the lowest total counts."""
-    best: tuple[float, float] | None = None
+) -> Timing:
+    """Alternate `first` and `second` run by run, so that drift in the machine's speed
+    hits both alike, for `rounds` rounds of `runs` runs each."""
+    firsts: list[float] = []
+    seconds: list[float] = []
     for _ in range(rounds):
         gc.collect()
         spent = [0.0, 0.0]
@@ -420,15 +446,16 @@ async def interleaved(
                 start = time.process_time()
                 await run()
                 spent[side] += time.process_time() - start
-        if best is None or sum(spent) < sum(best):
-            best = (spent[0] / runs, spent[1] / runs)
-    assert best is not None
-    return best
+        firsts.append(spent[0] / runs)
+        seconds.append(spent[1] / runs)
+    return Timing(
+        first=min(firsts),
+        second=min(seconds),
+        ratios=tuple(b / a for a, b in zip(firsts, seconds, strict=True)),
+    )
 
 
-async def measure(
-    wire: str, stream: bool, base_url: str, runs: int, rounds: int
-) -> tuple[float, float]:
+async def measure(wire: str, stream: bool, base_url: str, runs: int, rounds: int) -> Timing:
     client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
     hand = hand_anthropic if wire == "anthropic" else hand_openai
@@ -451,9 +478,7 @@ async def measure(
     return result
 
 
-async def measure_call(
-    wire: str, stream: bool, base_url: str, runs: int, rounds: int
-) -> tuple[float, float]:
+async def measure_call(wire: str, stream: bool, base_url: str, runs: int, rounds: int) -> Timing:
     """One model call (the first of the run: it answers with a tool call): the
     provider alone against the same call made by hand through the SDK."""
     from automata.core import Message, ModelRequest, ModelResponse, ToolSpec
@@ -505,6 +530,72 @@ async def profile(case: str, base_url: str, runs: int, sort: str) -> None:
     profiler.disable()
     await provider.aclose()
     pstats.Stats(profiler).sort_stats(sort).print_stats(45)
+
+
+def _code_site(frame: FrameType) -> tuple[str, str]:
+    """A frame's module, shortened to the package path, and its function name."""
+    path = frame.f_code.co_filename
+    for marker in (
+        "site-packages/",
+        "/src/",
+        f"python{sys.version_info[0]}.{sys.version_info[1]}/",
+    ):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    return path, frame.f_code.co_name
+
+
+async def count_opcodes(run: Callable[[], Awaitable[str]], runs: int) -> Counter[tuple[str, str]]:
+    """Python bytecodes executed by `runs` calls of `run`, per function (sys.settrace
+    with opcode events: deterministic, but blind to work done in C)."""
+    counts: Counter[tuple[str, str]] = Counter()
+
+    def local(frame: FrameType, event: str, arg: object) -> Any:
+        if event == "opcode":
+            counts[_code_site(frame)] += 1
+        return local
+
+    def enter(frame: FrameType, event: str, arg: object) -> Any:
+        frame.f_trace_opcodes = True
+        return local
+
+    sys.settrace(enter)
+    try:
+        for _ in range(runs):
+            await run()
+    finally:
+        sys.settrace(None)
+    return counts
+
+
+async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
+    wire, _, mode = case.partition("-")
+    stream = mode == "stream"
+    client = make_client(wire, base_url)
+    agent, provider = make_agent(wire, base_url)
+    hand = hand_anthropic if wire == "anthropic" else hand_openai
+    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
+
+    async def hand_run() -> str:
+        return await hand(client, model, stream)
+
+    async def automata_run() -> str:
+        return await agent_run(agent, stream)
+
+    for _ in range(10):
+        await hand_run()
+        await automata_run()
+    by_hand = await count_opcodes(hand_run, runs)
+    by_agent = await count_opcodes(automata_run, runs)
+    await client.close()
+    await provider.aclose()
+    hand_total, agent_total = sum(by_hand.values()) / runs, sum(by_agent.values()) / runs
+    label = case.replace("-", " ")
+    print(f"{label:<22}{hand_total:>14,.0f}{agent_total:>12,.0f}{agent_total / hand_total:>8.3f}x")
+    extra = Counter({site: by_agent[site] - by_hand[site] for site in by_agent | by_hand})
+    for (path, function), count in extra.most_common(top):
+        print(f"    {count / runs:>+8,.0f}  {path} {function}")
 
 
 async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
@@ -583,9 +674,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=200, help="runs per round (default 200)")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--runs", type=int, default=100, help="runs per round (default 100)")
+    parser.add_argument("--rounds", type=int, default=9, help="alternating rounds (default 9)")
     parser.add_argument("--profile", metavar="WIRE-MODE", help="e.g. anthropic-stream")
+    parser.add_argument(
+        "--opcodes", action="store_true", help="count Python bytecodes (sys.settrace)"
+    )
+    parser.add_argument(
+        "--top", type=int, default=0, help="--opcodes: list the N functions adding most"
+    )
     parser.add_argument(
         "--sort", default="cumulative", help="--profile order: cumulative (default), tottime"
     )
@@ -618,6 +715,12 @@ def main() -> None:
         if args.profile:
             asyncio.run(profile(args.profile, base_url, args.runs, args.sort))
             return
+        if args.opcodes:
+            print(f"Python bytecodes per agent run, {args.runs} runs per side")
+            print("{:<22}{:>14}{:>12}{:>9}".format("case", "hand-written", "automata", "ratio"))
+            for case in args.case or ALL_CASES:
+                asyncio.run(opcodes_case(case, base_url, args.runs, args.top))
+            return
         if args.instructions:
             instructions_table(base_url, min(args.runs, 40), args.case or list(ALL_CASES))
             return
@@ -628,24 +731,22 @@ def main() -> None:
                 for wire, stream in cases
                 if f"{wire}-{'stream' if stream else 'complete'}" in args.case
             ]
-        columns = "{:<22}{:>14}{:>12}{:>9}"
-        row = "{:<22}{:>11.3f} ms{:>9.3f} ms{:>8.2f}x"
+        columns = "{:<22}{:>14}{:>12}{:>9}   {}"
         print(
             "client CPU per agent run: one tool call, then the answer "
-            f"(best of {args.rounds} rounds x {args.runs} runs, interleaved)"
+            f"({args.rounds} rounds x {args.runs} runs, interleaved; fastest round of each "
+            "side, median and range of the per-round ratios)"
         )
-        print(columns.format("case", "hand-written", "automata", "ratio"))
+        print(columns.format("case", "hand-written", "automata", "ratio", "range"))
         for wire, stream in cases:
-            hand, agent = asyncio.run(measure(wire, stream, base_url, args.runs, args.rounds))
-            case = f"{wire} {'stream' if stream else 'complete'}"
-            print(row.format(case, hand * 1e3, agent * 1e3, agent / hand))
+            timing = asyncio.run(measure(wire, stream, base_url, args.runs, args.rounds))
+            print(timing.row(f"{wire} {'stream' if stream else 'complete'}"))
         print()
         print("client CPU per model call: the provider alone vs the same SDK call by hand")
-        print(columns.format("case", "hand-written", "provider", "ratio"))
+        print(columns.format("case", "hand-written", "provider", "ratio", "range"))
         for wire, stream in cases:
-            hand, alone = asyncio.run(measure_call(wire, stream, base_url, args.runs, args.rounds))
-            case = f"{wire} {'stream' if stream else 'complete'}"
-            print(row.format(case, hand * 1e3, alone * 1e3, alone / hand))
+            timing = asyncio.run(measure_call(wire, stream, base_url, args.runs, args.rounds))
+            print(timing.row(f"{wire} {'stream' if stream else 'complete'}"))
     finally:
         child.terminate()
         child.wait()
