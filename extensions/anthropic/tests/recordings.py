@@ -38,13 +38,15 @@ def load(name: str) -> list[Interaction]:
 
 
 def normalized(body: dict[str, Any]) -> dict[str, Any]:
-    """A request body in one canonical form: no `stream` flag, and tool_result content
-    always a list of blocks (the API accepts a bare string as shorthand for one text
-    block)."""
+    """A request body in one canonical form: no `stream` flag, and the content of every
+    turn and tool_result a list of blocks (the API reads a bare string as shorthand for
+    one text block, and both forms occur in the recordings)."""
     body = copy.deepcopy(body)
     body.pop("stream", None)
     for message in body.get("messages", []):
-        for block in message["content"] if isinstance(message["content"], list) else []:
+        if isinstance(message["content"], str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        for block in message["content"]:
             if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
                 block["content"] = [{"type": "text", "text": block["content"]}]
     return body

@@ -59,7 +59,7 @@ async def test_an_agent_runs_a_tool_call_then_answers(
     second = server.received[1].body["messages"]
     assert second[1]["content"][0] == THINKING
     assert second[2]["content"][0]["type"] == "tool_result"
-    assert second[2]["content"][0]["content"] == [{"type": "text", "text": "snow in Oslo"}]
+    assert second[2]["content"][0]["content"] == "snow in Oslo"
 
 
 async def test_the_transcript_keeps_the_signed_thinking_and_the_tool_result(

@@ -41,7 +41,7 @@ class PromptCache:
             if kind in body:
                 keys.append(json.dumps({kind: body[kind]}, sort_keys=True))
         for message in body["messages"]:
-            for block in message["content"]:
+            for block in blocks_of(message["content"]):
                 if "cache_control" in block:
                     marked.append(len(keys))
                 plain = {k: v for k, v in block.items() if k != "cache_control"}
@@ -57,7 +57,7 @@ class PromptCache:
         def tokens(part: list[str]) -> int:
             return sum(len(k) for k in part) // 4
 
-        last_user = body["messages"][-1]["content"][-1].get("text", "")
+        last_user = blocks_of(body["messages"][-1]["content"])[-1].get("text", "")
         answer = f"answer to {last_user[:12]}" + " detail" * 20
         usage = {
             "input_tokens": tokens(keys[max(read, end_of_cached) :]),
@@ -66,6 +66,11 @@ class PromptCache:
             "output_tokens": len(answer) // 4,
         }
         return Reply(json_body=replies.message([{"type": "text", "text": answer}], usage=usage))
+
+
+def blocks_of(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A turn's content as blocks (the API reads a string as one text block)."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
 def numbered_summaries() -> FunctionProvider:
@@ -81,7 +86,7 @@ def numbered_summaries() -> FunctionProvider:
 
 
 def summary_of(body: dict[str, Any]) -> str | None:
-    first = body["messages"][0]["content"][0]
+    first = blocks_of(body["messages"][0]["content"])[0]
     text = first.get("text", "")
     return text if text.startswith(SUMMARY_OPENING) else None
 

@@ -60,7 +60,7 @@ async def test_system_message_becomes_the_system_parameter(
 ) -> None:
     body = await sent(server, provider, ask(Message.system("Be brief."), Message.user("hi")))
     assert body["system"] == "Be brief."
-    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert body["messages"] == [{"role": "user", "content": "hi"}]
 
 
 async def test_later_system_message_is_sent_as_user_text(
@@ -74,10 +74,7 @@ async def test_later_system_message_is_sent_as_user_text(
     )
     body = await sent(server, provider, request)
     assert body["system"] == "Be brief."
-    assert body["messages"][-1] == {
-        "role": "user",
-        "content": [{"type": "text", "text": "Now answer in French."}],
-    }
+    assert body["messages"][-1] == {"role": "user", "content": "Now answer in French."}
 
 
 async def test_tool_results_and_a_following_user_message_share_one_user_turn(
@@ -95,7 +92,7 @@ async def test_tool_results_and_a_following_user_message_share_one_user_turn(
         {
             "type": "tool_result",
             "tool_use_id": "toolu_1",
-            "content": [{"type": "text", "text": "sunny"}],
+            "content": "sunny",
             "is_error": False,
         },
         {"type": "text", "text": "and tomorrow?"},
@@ -123,7 +120,7 @@ async def test_failed_tool_result_keeps_is_error(
     body = await sent(server, provider, request)
     result = body["messages"][2]["content"][0]
     assert result["is_error"] is True
-    assert result["content"] == [{"type": "text", "text": "city unknown"}]
+    assert result["content"] == "city unknown"
 
 
 async def test_signed_thinking_is_replayed_verbatim(
@@ -152,7 +149,7 @@ async def test_unsigned_thinking_is_never_sent(
         Message.user("again"),
     )
     body = await sent(server, provider, request)
-    assert body["messages"][1]["content"] == [{"type": "text", "text": "hello"}]
+    assert body["messages"][1]["content"] == "hello"
 
 
 async def test_anthropic_raw_blocks_are_replayed_byte_for_byte(
@@ -176,7 +173,7 @@ async def test_other_providers_raw_blocks_are_left_out(
         Message.user("hi"), Message.assistant([foreign, TextBlock(text="hello")]), Message.user("?")
     )
     body = await sent(server, provider, request)
-    assert body["messages"][1]["content"] == [{"type": "text", "text": "hello"}]
+    assert body["messages"][1]["content"] == "hello"
 
 
 async def test_a_turn_left_empty_by_dropped_blocks_is_omitted_and_its_neighbours_merge(
@@ -201,7 +198,26 @@ async def test_empty_text_blocks_are_not_sent(
 ) -> None:
     request = ask(Message.user([TextBlock(text=""), TextBlock(text="hi")]))
     body = await sent(server, provider, request)
-    assert body["messages"][0]["content"] == [{"type": "text", "text": "hi"}]
+    assert body["messages"][0]["content"] == "hi"
+
+
+async def test_lone_plain_text_goes_as_a_string_anything_richer_as_blocks(
+    server: WireServer, provider: AnthropicProvider
+) -> None:
+    """The API reads a string as one text block; the string is cheaper to build, copy
+    and send, so a turn or tool result that is exactly one plain text block goes as one."""
+    request = ask(
+        Message.user("weather?"),
+        Message.assistant([TextBlock(text="Checking."), CALL]),
+        tool_result(TextBlock(text="sunny"), TextBlock(text="and warm")),
+    )
+    body = await sent(server, provider, request)
+    assert body["messages"][0]["content"] == "weather?"
+    assert body["messages"][1]["content"][0] == {"type": "text", "text": "Checking."}
+    assert body["messages"][2]["content"][0]["content"] == [
+        {"type": "text", "text": "sunny"},
+        {"type": "text", "text": "and warm"},
+    ]
 
 
 async def test_user_images_are_sent_inline_and_by_url(

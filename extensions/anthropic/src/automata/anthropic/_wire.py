@@ -175,6 +175,25 @@ def _mark_last_cacheable(wire: list[dict[str, Any]]) -> None:
                 return
 
 
+def _plain_text_as_strings(wire: list[dict[str, Any]]) -> None:
+    """Send a turn, or a tool result, whose whole content is one plain text block as a
+    string: the API reads both forms alike, and the string is cheaper to copy and send.
+    A block carrying `cache_control` (or anything besides its text) keeps its form."""
+    for message in wire:
+        content = message["content"]
+        for block in content:
+            if block["type"] == "tool_result":
+                inner = block.get("content")
+                if inner is not None and len(inner) == 1 and _is_plain_text(inner[0]):
+                    block["content"] = inner[0]["text"]
+        if len(content) == 1 and _is_plain_text(content[0]):
+            message["content"] = content[0]["text"]
+
+
+def _is_plain_text(block: dict[str, Any]) -> bool:
+    return block["type"] == "text" and len(block) == 2
+
+
 def _tools(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     return [
         {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
@@ -222,6 +241,7 @@ def build_params(request: ModelRequest, settings: WireSettings) -> dict[str, Any
             params["tool_choice"] = _tool_choice(options.tool_choice)
     if settings.cache_conversation:
         _mark_last_cacheable(messages)
+    _plain_text_as_strings(messages)
 
     if options.temperature is not None and settings.sampling_params:
         # API version 2026-10-21 (the SDK's default) rejects sampling parameters and the
