@@ -93,7 +93,9 @@ def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
         elif isinstance(item, RawBlock) and item.provider == PROVIDER:
             content.append(dict(item.data))
     wire: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
-    if content:
+    if len(content) == 1 and content[0]["type"] == "text":
+        wire["content"] = content[0]["text"]  # the API's shorthand for one text block
+    elif content:
         wire["content"] = content
     wire["is_error"] = block.is_error
     return wire
@@ -176,22 +178,15 @@ def _mark_last_cacheable(wire: list[dict[str, Any]]) -> None:
 
 
 def _plain_text_as_strings(wire: list[dict[str, Any]]) -> None:
-    """Send a turn, or a tool result, whose whole content is one plain text block as a
-    string: the API reads both forms alike, and the string is cheaper to copy and send.
-    A block carrying `cache_control` (or anything besides its text) keeps its form."""
+    """Send a turn whose whole content is one plain text block as a string: the API
+    reads both forms alike, and the string is cheaper to copy and send. A block that
+    carries `cache_control` keeps its form (so this runs after cache marking)."""
     for message in wire:
         content = message["content"]
-        for block in content:
-            if block["type"] == "tool_result":
-                inner = block.get("content")
-                if inner is not None and len(inner) == 1 and _is_plain_text(inner[0]):
-                    block["content"] = inner[0]["text"]
-        if len(content) == 1 and _is_plain_text(content[0]):
-            message["content"] = content[0]["text"]
-
-
-def _is_plain_text(block: dict[str, Any]) -> bool:
-    return block["type"] == "text" and len(block) == 2
+        if len(content) == 1:
+            only = content[0]
+            if only["type"] == "text" and len(only) == 2:
+                message["content"] = only["text"]
 
 
 def _tools(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
