@@ -434,15 +434,18 @@ async def interleaved(
     runs: int,
     rounds: int,
 ) -> Timing:
-    """Alternate `first` and `second` run by run, so that drift in the machine's speed
-    hits both alike, for `rounds` rounds of `runs` runs each."""
+    """Alternate `first` and `second` run by run (in ABBA order), so that drift in the
+    machine's speed hits both alike, for `rounds` rounds of `runs` runs each."""
     firsts: list[float] = []
     seconds: list[float] = []
     for _ in range(rounds):
         gc.collect()
         spent = [0.0, 0.0]
-        for _ in range(runs):
-            for side, run in enumerate((first, second)):
+        for index in range(runs):
+            # ABBA order: a side that runs second can find the machine in another state
+            # (the server still finishing the other side's reply); alternating cancels it.
+            order = ((0, first), (1, second)) if index % 2 == 0 else ((1, second), (0, first))
+            for side, run in order:
                 start = time.process_time()
                 await run()
                 spent[side] += time.process_time() - start
