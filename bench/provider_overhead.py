@@ -458,17 +458,37 @@ async def interleaved(
     )
 
 
-async def measure(wire: str, stream: bool, base_url: str, runs: int, rounds: int) -> Timing:
+@dataclass(frozen=True)
+class Sides:
+    """One case's two sides on their own clients: a hand-written run and an agent run."""
+
+    hand_run: Callable[[], Awaitable[str]]
+    automata_run: Callable[[], Awaitable[str]]
+    aclose: Callable[[], Awaitable[None]]
+
+
+def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
     client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
     hand = hand_anthropic if wire == "anthropic" else hand_openai
     model = "claude-bench" if wire == "anthropic" else "gpt-bench"
 
     async def hand_run() -> str:
-        return await hand(client, model, stream)
+        return str(await hand(client, model, stream))
 
     async def automata_run() -> str:
         return await agent_run(agent, stream)
+
+    async def aclose() -> None:
+        await client.close()
+        await provider.aclose()
+
+    return Sides(hand_run, automata_run, aclose)
+
+
+async def measure(wire: str, stream: bool, base_url: str, runs: int, rounds: int) -> Timing:
+    sides = open_sides(wire, stream, base_url)
+    hand_run, automata_run = sides.hand_run, sides.automata_run
 
     assert (await hand_run()).strip() == TEXT
     assert (await automata_run()).strip() == TEXT
@@ -476,8 +496,7 @@ async def measure(wire: str, stream: bool, base_url: str, runs: int, rounds: int
         await hand_run()
         await automata_run()
     result = await interleaved(hand_run, automata_run, runs, rounds)
-    await client.close()
-    await provider.aclose()
+    await sides.aclose()
     return result
 
 
@@ -575,24 +594,15 @@ async def count_opcodes(run: Callable[[], Awaitable[str]], runs: int) -> Counter
 async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
     wire, _, mode = case.partition("-")
     stream = mode == "stream"
-    client = make_client(wire, base_url)
-    agent, provider = make_agent(wire, base_url)
-    hand = hand_anthropic if wire == "anthropic" else hand_openai
-    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
-
-    async def hand_run() -> str:
-        return await hand(client, model, stream)
-
-    async def automata_run() -> str:
-        return await agent_run(agent, stream)
+    sides = open_sides(wire, stream, base_url)
+    hand_run, automata_run = sides.hand_run, sides.automata_run
 
     for _ in range(10):
         await hand_run()
         await automata_run()
     by_hand = await count_opcodes(hand_run, runs)
     by_agent = await count_opcodes(automata_run, runs)
-    await client.close()
-    await provider.aclose()
+    await sides.aclose()
     hand_total, agent_total = sum(by_hand.values()) / runs, sum(by_agent.values()) / runs
     label = case.replace("-", " ")
     print(f"{label:<22}{hand_total:>14,.0f}{agent_total:>12,.0f}{agent_total / hand_total:>8.3f}x")
@@ -604,21 +614,14 @@ async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
 async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
     """Warm up both sides, then make `runs` runs of one side (`none` makes none)."""
     wire, _, mode = case.partition("-")
-    stream = mode == "stream"
-    client = make_client(wire, base_url)
-    agent, provider = make_agent(wire, base_url)
-    hand = hand_anthropic if wire == "anthropic" else hand_openai
-    model = "claude-bench" if wire == "anthropic" else "gpt-bench"
+    sides = open_sides(wire, mode == "stream", base_url)
     for _ in range(10):
-        await hand(client, model, stream)
-        await agent_run(agent, stream)
+        await sides.hand_run()
+        await sides.automata_run()
+    measured = sides.hand_run if side == "hand" else sides.automata_run
     for _ in range(runs if side != "none" else 0):
-        if side == "hand":
-            await hand(client, model, stream)
-        else:
-            await agent_run(agent, stream)
-    await client.close()
-    await provider.aclose()
+        await measured()
+    await sides.aclose()
 
 
 def count_instructions(case: str, runs: int, base_url: str) -> dict[str, int]:
