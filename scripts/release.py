@@ -39,7 +39,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_REFUSED = 2
 
-DIST_PREFIX = "automata-"
+DIST_PREFIX = "automata-ai-"
 NAMESPACE_INIT = "automata/__init__.py"
 PRIVATE_CLASSIFIER = "Private :: Do Not Upload"
 EXAMPLES_DIR = "examples"

@@ -1,6 +1,6 @@
 """scripts/release.py against a throwaway git repository holding a miniature workspace.
 
-The workspace has two published packages (automata-core, automata-tools; tools needs
+The workspace has two published packages (automata-ai-core, automata-ai-tools; tools needs
 core with a range) and one example that is never published. Every run passes
 --skip-tests; building uses the real `uv build` (about a second and a half a wheel).
 """
@@ -32,8 +32,8 @@ package = false
 members = ["packages/*", "examples/*"]
 
 [tool.uv.sources]
-automata-core = { workspace = true }
-automata-tools = { workspace = true }
+automata-ai-core = { workspace = true }
+automata-ai-tools = { workspace = true }
 automata-example-demo = { workspace = true }
 """
 
@@ -48,7 +48,7 @@ packages = ["src/{package}"]
 
 CORE_PYPROJECT = """\
 [project]
-name = "automata-core"
+name = "automata-ai-core"
 version = "0.1.0"
 description = "Core."   # a comment that must survive
 requires-python = ">=3.11"
@@ -57,16 +57,16 @@ dependencies = []
 
 TOOLS_PYPROJECT = """\
 [project]
-name = "automata-tools"
+name = "automata-ai-tools"
 version = "0.1.0"
 description = "Tools."
 requires-python = ">=3.11"
 dependencies = [
-    "automata-core>=0.1,<0.2",
+    "automata-ai-core>=0.1,<0.2",
 ]
 
 [tool.uv.sources]
-automata-core = { workspace = true }
+automata-ai-core = { workspace = true }
 """ + BUILD.format(package="automata")
 
 EXAMPLE_PYPROJECT = """\
@@ -75,10 +75,10 @@ name = "automata-example-demo"
 version = "0.1.0"
 requires-python = ">=3.11"
 classifiers = ["Private :: Do Not Upload"]
-dependencies = ["automata-core"]
+dependencies = ["automata-ai-core"]
 
 [tool.uv.sources]
-automata-core = { workspace = true }
+automata-ai-core = { workspace = true }
 """ + BUILD.format(package="demo")
 
 FILES = {
@@ -193,9 +193,9 @@ def test_next_version(script: ModuleType, target: str, expected: str) -> None:
 
 
 def test_requirement_rewrite_keeps_extras_and_markers(script: ModuleType) -> None:
-    old = "automata_core[x] >=0.1,<0.2 ; python_version >= '3.11'"
-    new = script.with_specifier(old, "automata-core", ">=0.2,<0.3")
-    assert new == "automata_core[x] >=0.2,<0.3 ; python_version >= '3.11'"
+    old = "automata_ai_core[x] >=0.1,<0.2 ; python_version >= '3.11'"
+    new = script.with_specifier(old, "automata-ai-core", ">=0.2,<0.3")
+    assert new == "automata_ai_core[x] >=0.2,<0.3 ; python_version >= '3.11'"
 
 
 # ---------------------------------------------------------------- a real release
@@ -213,19 +213,19 @@ def test_minor_release_bumps_versions_ranges_lock_and_tags_each_package(
     )
     assert read(repo, "packages/tools/pyproject.toml") == TOOLS_PYPROJECT.replace(
         'version = "0.1.0"', 'version = "0.2.0"'
-    ).replace("automata-core>=0.1,<0.2", "automata-core>=0.2,<0.3")
+    ).replace("automata-ai-core>=0.1,<0.2", "automata-ai-core>=0.2,<0.3")
     assert read(repo, "examples/demo/pyproject.toml") == EXAMPLE_PYPROJECT
     lock = read(repo, "uv.lock")
-    assert 'name = "automata-core"\nversion = "0.2.0"' in lock
-    assert 'name = "automata-tools"\nversion = "0.2.0"' in lock
+    assert 'name = "automata-ai-core"\nversion = "0.2.0"' in lock
+    assert 'name = "automata-ai-tools"\nversion = "0.2.0"' in lock
 
     assert sh(repo, env, "git", "rev-parse", "HEAD~1") == before_head
     assert sh(repo, env, "git", "log", "-1", "--format=%s") == (
-        "Release automata-core 0.2.0, automata-tools 0.2.0"
+        "Release automata-ai-core 0.2.0, automata-ai-tools 0.2.0"
     )
     assert sh(repo, env, "git", "status", "--porcelain") == ""
     tags = sh(repo, env, "git", "tag", "-l").splitlines()
-    assert tags == ["automata-core-v0.2.0", "automata-tools-v0.2.0"]
+    assert tags == ["automata-ai-core-v0.2.0", "automata-ai-tools-v0.2.0"]
     for tag in tags:
         assert sh(repo, env, "git", "cat-file", "-t", tag) == "tag"  # annotated
         assert sh(repo, env, "git", "rev-parse", f"{tag}^{{commit}}") == sh(
@@ -233,8 +233,8 @@ def test_minor_release_bumps_versions_ranges_lock_and_tags_each_package(
         )
     wheels = sorted(p.name for p in (repo / "dist").glob("*.whl"))
     assert wheels == [
-        "automata_core-0.2.0-py3-none-any.whl",
-        "automata_tools-0.2.0-py3-none-any.whl",
+        "automata_ai_core-0.2.0-py3-none-any.whl",
+        "automata_ai_tools-0.2.0-py3-none-any.whl",
     ]
     assert "Stopped after tagging for review" in done.stdout
 
@@ -251,7 +251,7 @@ def test_push_sends_the_commit_and_only_the_released_tags(
     assert done.returncode == 0, done.stderr
 
     remote_tags = sh(bare, env, "git", "tag", "-l").splitlines()
-    assert remote_tags == ["automata-core-v0.1.1"]
+    assert remote_tags == ["automata-ai-core-v0.1.1"]
     assert sh(bare, env, "git", "rev-parse", "main") == sh(repo, env, "git", "rev-parse", "HEAD")
     # A patch of core stays inside tools' range, so tools is left alone.
     assert read(repo, "packages/tools/pyproject.toml") == TOOLS_PYPROJECT
@@ -267,7 +267,10 @@ def test_push_sends_the_commit_and_only_the_released_tags(
         (["0.0.9", "--packages", "tools"], "version does not increase"),
         (["patch", "--packages", "core,nope"], "unknown package(s): nope"),
         (["patch", "--packages", "example-demo"], "unknown package(s): example-demo"),
-        (["minor", "--packages", "core"], "automata-tools requires 'automata-core>=0.1,<0.2'"),
+        (
+            ["minor", "--packages", "core"],
+            "automata-ai-tools requires 'automata-ai-core>=0.1,<0.2'",
+        ),
         (["next"], "expected major, minor, patch or X.Y.Z"),
     ],
 )
@@ -293,11 +296,11 @@ def test_dirty_tree_is_refused_without_changes(repo: Path, env: dict[str, str], 
 
 
 def test_existing_tag_is_refused_without_changes(repo: Path, env: dict[str, str]) -> None:
-    sh(repo, env, "git", "tag", "-a", "automata-tools-v0.2.0", "-m", "taken")
+    sh(repo, env, "git", "tag", "-a", "automata-ai-tools-v0.2.0", "-m", "taken")
     before = snapshot(repo, env)
     done = release(repo, env, "minor")
     assert done.returncode == 2
-    assert "tag(s) already exist: automata-tools-v0.2.0" in done.stderr
+    assert "tag(s) already exist: automata-ai-tools-v0.2.0" in done.stderr
     assert snapshot(repo, env) == before
 
 
@@ -307,13 +310,13 @@ def test_tag_existing_only_on_the_remote_is_refused_when_pushing(
     bare = tmp_path / "remote.git"
     sh(tmp_path, env, "git", "init", "-q", "--bare", str(bare))
     sh(repo, env, "git", "remote", "add", "origin", str(bare))
-    sh(repo, env, "git", "tag", "-a", "automata-core-v0.1.1", "-m", "elsewhere")
-    sh(repo, env, "git", "push", "-q", "origin", "main", "automata-core-v0.1.1")
-    sh(repo, env, "git", "tag", "-d", "automata-core-v0.1.1")
+    sh(repo, env, "git", "tag", "-a", "automata-ai-core-v0.1.1", "-m", "elsewhere")
+    sh(repo, env, "git", "push", "-q", "origin", "main", "automata-ai-core-v0.1.1")
+    sh(repo, env, "git", "tag", "-d", "automata-ai-core-v0.1.1")
     before = snapshot(repo, env)
     done = release(repo, env, "patch", "--packages", "core", "--push")
     assert done.returncode == 2
-    assert "automata-core-v0.1.1 (on origin)" in done.stderr
+    assert "automata-ai-core-v0.1.1 (on origin)" in done.stderr
     assert snapshot(repo, env) == before
 
 
@@ -333,9 +336,9 @@ def test_dry_run_prints_the_plan_and_changes_nothing(repo: Path, env: dict[str, 
     done = release(repo, env, "1.0.0", "--dry-run", skip_tests=False)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "automata-core-v1.0.0" in out
-    assert "automata-tools-v1.0.0" in out
-    assert "automata-core>=0.1,<0.2 -> automata-core>=1.0,<2" in out
+    assert "automata-ai-core-v1.0.0" in out
+    assert "automata-ai-tools-v1.0.0" in out
+    assert "automata-ai-core>=0.1,<0.2 -> automata-ai-core>=1.0,<2" in out
     assert "uv run pytest -q\n" in out  # tests run unless --skip-tests is given
     assert "Dry run: nothing changed." in out
     assert snapshot(repo, env) == before

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from automata.anthropic import AnthropicProvider
-from automata.core.retry import RetryPolicy
+from automata.core._retry import RetryPolicy
 
 from .wire_server import WireServer
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from automata.core import Agent, Compactor, Message, ModelRequest, TextBlock
-from automata.core.compaction import SUMMARY_OPENING
+from automata.core._compaction import SUMMARY_OPENING
 from automata.core.testing import FunctionProvider
 
 from . import replies

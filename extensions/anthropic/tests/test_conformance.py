@@ -20,7 +20,7 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
-from automata.core.testing.conformance import ConformanceScenario, ProviderConformance
+from automata.core.testing._conformance import ConformanceScenario, ProviderConformance
 
 from . import replies
 from .wire_server import WireServer

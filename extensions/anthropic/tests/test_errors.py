@@ -13,7 +13,7 @@ from automata.core import (
     ProviderError,
     TextDelta,
 )
-from automata.core.retry import RetryPolicy
+from automata.core._retry import RetryPolicy
 
 from . import replies
 from .conftest import ProviderMaker

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from automata.core.retry import RetryPolicy
+from automata.core._retry import RetryPolicy
 from automata.openai import OpenAIProvider
 
 from .wire_server import WireServer

@@ -18,7 +18,7 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
-from automata.core.testing.conformance import ConformanceScenario, ProviderConformance
+from automata.core.testing._conformance import ConformanceScenario, ProviderConformance
 from automata.openai import OpenAIProvider
 
 from . import replies

@@ -7,7 +7,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, ModelResponse, ProviderError, TextDelta
-from automata.core.retry import RetryPolicy
+from automata.core._retry import RetryPolicy
 from automata.openai import OpenAIProvider
 
 from . import replies

@@ -119,7 +119,7 @@ class WireServer:
         """Answer every request not covered by `enqueue` with this responder."""
         self._default = responder
 
-    # the RequestGate protocol of automata.core.testing.conformance ------------------
+    # the RequestGate protocol of automata.core.testing._conformance ------------------
 
     def hold_next(self) -> None:
         self._held.clear()

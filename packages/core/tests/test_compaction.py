@@ -27,7 +27,7 @@ from automata.core import (
     ToolResultBlock,
     Usage,
 )
-from automata.core.compaction import SUMMARY_OPENING
+from automata.core._compaction import SUMMARY_OPENING
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
 
 # -- helpers ---------------------------------------------------------------------

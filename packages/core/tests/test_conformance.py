@@ -1,4 +1,4 @@
-"""automata.core.testing.conformance: a correct provider passes every check, and each
+"""automata.core.testing._conformance: a correct provider passes every check, and each
 check catches the contract breach it exists for."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from automata.core.blocks import Message, TextBlock, ThinkingBlock, ToolUseBlock
-from automata.core.provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta
-from automata.core.stop import StopReason
+from automata.core._blocks import Message, TextBlock, ThinkingBlock, ToolUseBlock
+from automata.core._provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
 from automata.core.testing import FunctionProvider, ScriptedProvider
-from automata.core.testing.conformance import (
+from automata.core.testing._conformance import (
     ALL_CHECKS,
     ConformanceError,
     ConformanceScenario,
@@ -28,7 +29,6 @@ from automata.core.testing.conformance import (
     check_usage_and_stop_reason,
     run_conformance,
 )
-from automata.core.usage import Usage
 
 CALL = ToolUseBlock(id="t1", name="lookup", input={"q": "x"})
 REPLY = Message.assistant(

@@ -20,7 +20,8 @@ from automata.core import (
     tool,
     with_tool_retry,
 )
-from automata.core.retry import RetryPolicy
+from automata.core._retry import RetryPolicy
+from automata.core._tools import FunctionTool
 from automata.core.testing import (
     FunctionProvider,
     ScriptedProvider,
@@ -28,7 +29,6 @@ from automata.core.testing import (
     tool_calls,
     tool_results,
 )
-from automata.core.tools import FunctionTool
 
 
 def batch(name: str, count: int, start: int = 0) -> Message:

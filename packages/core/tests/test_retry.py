@@ -1,4 +1,4 @@
-"""automata.core.retry: the backoff policy and the async retry helper."""
+"""automata.core._retry: the backoff policy and the async retry helper."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from automata.core.errors import ProviderError, RetryableError
-from automata.core.retry import (
+from automata.core._errors import ProviderError, RetryableError
+from automata.core._retry import (
     RetryAttempt,
     RetryPolicy,
     is_retryable,

@@ -284,7 +284,7 @@ class Draft(BaseModel):
 
 
 def test_output_schemas_are_closed_so_strict_modes_can_use_them() -> None:
-    from automata.core.structured import StructuredOutput
+    from automata.core._structured import StructuredOutput
 
     output = StructuredOutput(Customer)
     assert output.schema["additionalProperties"] is False
@@ -293,6 +293,6 @@ def test_output_schemas_are_closed_so_strict_modes_can_use_them() -> None:
 
 
 def test_an_optional_field_keeps_a_schema_out_of_strict_mode() -> None:
-    from automata.core.structured import StructuredOutput
+    from automata.core._structured import StructuredOutput
 
     assert not StructuredOutput(Draft).output_schema.strict_compatible

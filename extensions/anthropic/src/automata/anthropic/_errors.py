@@ -9,8 +9,8 @@ import httpx2
 
 import anthropic
 from automata.anthropic._wire import PROVIDER
-from automata.core.errors import ProviderError
-from automata.core.retry import parse_retry_after
+from automata.core._errors import ProviderError
+from automata.core._retry import parse_retry_after
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})
 """Rate limited, unavailable, overloaded: worth repeating after a wait."""

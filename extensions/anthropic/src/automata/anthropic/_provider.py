@@ -18,15 +18,15 @@ from automata.anthropic._wire import (
     build_params,
     response_from,
 )
-from automata.core.errors import ProviderError
-from automata.core.provider import (
+from automata.core._errors import ProviderError
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     ProviderStreamItem,
     TextDelta,
     ThinkingDelta,
 )
-from automata.core.retry import RetryPolicy, retry
+from automata.core._retry import RetryPolicy, retry
 
 __all__ = ["AnthropicProvider"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from automata.core.blocks import (
+from automata.core._blocks import (
     Block,
     ImageBlock,
     Message,
@@ -25,10 +25,10 @@ from automata.core.blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from automata.core.options import CallOptions
-from automata.core.provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta, ToolSpec
-from automata.core.stop import StopReason
-from automata.core.usage import Usage
+from automata.core._options import CallOptions
+from automata.core._provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta, ToolSpec
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
 
 PROVIDER: Final = "anthropic"
 

@@ -8,8 +8,8 @@ from typing import Final
 import httpx2
 
 import openai
-from automata.core.errors import ProviderError
-from automata.core.retry import parse_retry_after
+from automata.core._errors import ProviderError
+from automata.core._retry import parse_retry_after
 from automata.openai._wire import PROVIDER
 
 DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})

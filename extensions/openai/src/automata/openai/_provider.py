@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import openai
-from automata.core.errors import ProviderError
-from automata.core.provider import (
+from automata.core._errors import ProviderError
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     ProviderStreamItem,
     TextDelta,
     ThinkingDelta,
 )
-from automata.core.retry import RetryPolicy, retry
+from automata.core._retry import RetryPolicy, retry
 from automata.openai._errors import DEFAULT_RETRY_STATUSES, to_provider_error
 from automata.openai._wire import (
     PROVIDER,

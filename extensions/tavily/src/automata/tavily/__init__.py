@@ -1,4 +1,4 @@
-"""Tavily web search backend for automata-tools.
+"""Tavily web search backend for automata-ai-tools.
 
 `TavilySearch` implements `automata.tools.Searcher` on Tavily's official
 `tavily-python` async client::
@@ -9,6 +9,6 @@
     search_tool = web_search(TavilySearch())  # key from TAVILY_API_KEY
 """
 
-from automata.tavily.search import TavilySearch
+from automata.tavily._search import TavilySearch
 
 __all__ = ["TavilySearch"]

@@ -4,10 +4,10 @@ Blocks and messages, tools, providers, the agent loop, sessions, streaming and t
 stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
-from automata.core.accumulator import AgentView, StreamAccumulator, ToolCallView
-from automata.core.agent import Agent
-from automata.core.approval import Approval, Approver
-from automata.core.blocks import (
+from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
+from automata.core._agent import Agent
+from automata.core._approval import Approval, Approver
+from automata.core._blocks import (
     Block,
     ImageBlock,
     Message,
@@ -20,8 +20,8 @@ from automata.core.blocks import (
     dump_messages,
     load_messages,
 )
-from automata.core.compaction import CompactionError, Compactor
-from automata.core.errors import (
+from automata.core._compaction import CompactionError, Compactor
+from automata.core._errors import (
     AutomataError,
     CompletionError,
     HookError,
@@ -35,7 +35,7 @@ from automata.core.errors import (
     ToolDefinitionError,
     TranscriptError,
 )
-from automata.core.events import (
+from automata.core._events import (
     StreamEvent,
     TextEvent,
     ThinkingEvent,
@@ -43,10 +43,10 @@ from automata.core.events import (
     ToolResultEvent,
     UsageEvent,
 )
-from automata.core.hooks import Hook, post_run, pre_send
-from automata.core.options import CallOptions, ToolChoice
-from automata.core.policy import RateLimiter, ToolLimits, ToolPolicy
-from automata.core.provider import (
+from automata.core._hooks import Hook, post_run, pre_send
+from automata.core._options import CallOptions, ToolChoice
+from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     OutputSchema,
@@ -57,16 +57,16 @@ from automata.core.provider import (
     ThinkingDelta,
     ToolSpec,
 )
-from automata.core.result import RunResult
-from automata.core.runner import RunOptions, Task
-from automata.core.session import Session, SessionBusyError
-from automata.core.stop import StopReason
-from automata.core.stream import RunStream
-from automata.core.structured import STRUCTURED_OUTPUT_TOOL
-from automata.core.subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
-from automata.core.tool_retry import RetryingTool, with_tool_retry
-from automata.core.tools import InvalidToolArguments, Tool, ToolContext, ToolResult, tool
-from automata.core.usage import Usage
+from automata.core._result import RunResult
+from automata.core._runner import RunOptions, Task
+from automata.core._session import Session, SessionBusyError
+from automata.core._stop import StopReason
+from automata.core._stream import RunStream
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL
+from automata.core._subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
+from automata.core._tool_retry import RetryingTool, with_tool_retry
+from automata.core._tools import InvalidToolArguments, Tool, ToolContext, ToolResult, tool
+from automata.core._usage import Usage
 
 __all__ = [
     "STRUCTURED_OUTPUT_TOOL",

@@ -7,14 +7,14 @@ programs not on its allow-list) and bounds its time and output. `docs/tools.md` 
 what each refuses and how to loosen it deliberately.
 """
 
-from automata.tools.addresses import AddressPolicy, Category, categorize
-from automata.tools.errors import Refused, ToolError
-from automata.tools.files import read_file, write_file
-from automata.tools.http_fetch import DEFAULT_USER_AGENT, http_fetch
-from automata.tools.resolve import Resolver, parse_ip_literal, system_resolver
-from automata.tools.sandbox import Sandbox
-from automata.tools.search import Searcher, SearchError, SearchResult, format_results, web_search
-from automata.tools.shell import shell
+from automata.tools._addresses import AddressPolicy, Category, categorize
+from automata.tools._errors import Refused, ToolError
+from automata.tools._files import read_file, write_file
+from automata.tools._http_fetch import DEFAULT_USER_AGENT, http_fetch
+from automata.tools._resolve import Resolver, parse_ip_literal, system_resolver
+from automata.tools._sandbox import Sandbox
+from automata.tools._search import Searcher, SearchError, SearchResult, format_results, web_search
+from automata.tools._shell import shell
 
 __all__ = [
     "DEFAULT_USER_AGENT",

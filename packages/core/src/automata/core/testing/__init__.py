@@ -1,8 +1,8 @@
 """Test helpers for code built on automata: providers that answer from a script or a
 function, so agents can be tested without a network or an API key."""
 
-from automata.core.testing.builders import tool_call, tool_calls, tool_results
-from automata.core.testing.scripted import (
+from automata.core.testing._builders import tool_call, tool_calls, tool_results
+from automata.core.testing._scripted import (
     BrokenStream,
     FunctionProvider,
     Reply,

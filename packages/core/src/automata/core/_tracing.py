@@ -19,9 +19,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 
-from automata.core.blocks import ToolResultBlock, ToolUseBlock, dump_messages
-from automata.core.provider import ModelRequest, ModelResponse, Provider
-from automata.core.usage import Usage
+from automata.core._blocks import ToolResultBlock, ToolUseBlock, dump_messages
+from automata.core._provider import ModelRequest, ModelResponse, Provider
+from automata.core._usage import Usage
 
 __all__ = ["Tracing", "logger"]
 

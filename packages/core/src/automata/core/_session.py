@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
-from automata.core.blocks import Message
-from automata.core.errors import AutomataError
-from automata.core.loop import EventSink, RunScope
-from automata.core.result import RunResult
-from automata.core.runner import (
+from automata.core._blocks import Message
+from automata.core._errors import AutomataError
+from automata.core._loop import EventSink, RunScope
+from automata.core._result import RunResult
+from automata.core._runner import (
     RunOptions,
     Task,
     check_transcript,
@@ -23,10 +23,10 @@ from automata.core.runner import (
     new_invocation_id,
     task_message,
 )
-from automata.core.stream import RunStream
+from automata.core._stream import RunStream
 
 if TYPE_CHECKING:
-    from automata.core.agent import Agent
+    from automata.core._agent import Agent
 
 __all__ = ["Session", "SessionBusyError"]
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from automata.core.blocks import Message
-from automata.core.errors import ToolDefinitionError
-from automata.core.loop import RunScope
-from automata.core.runner import execute_run
-from automata.core.schema import model_schema
-from automata.core.tools import (
+from automata.core._blocks import Message
+from automata.core._errors import ToolDefinitionError
+from automata.core._loop import RunScope
+from automata.core._runner import execute_run
+from automata.core._schema import model_schema
+from automata.core._tools import (
     InvalidToolArguments,
     ToolContext,
     ToolResult,
@@ -31,7 +31,7 @@ from automata.core.tools import (
 )
 
 if TYPE_CHECKING:
-    from automata.core.agent import Agent
+    from automata.core._agent import Agent
 
 __all__ = ["SubAgentTool", "TaskParams", "as_tool", "as_tool_func"]
 

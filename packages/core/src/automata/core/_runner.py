@@ -9,21 +9,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from automata.core.blocks import Block, Message, ToolResultBlock, ToolUseBlock
-from automata.core.errors import (
+from automata.core._blocks import Block, Message, ToolResultBlock, ToolUseBlock
+from automata.core._errors import (
     HookError,
     InvalidStructuredOutputError,
     RunError,
     TranscriptError,
 )
-from automata.core.hooks import Hook
-from automata.core.loop import LoopOutcome, RunLoop, RunScope, RunSettings
-from automata.core.options import CallOptions
-from automata.core.policy import ToolPolicy
-from automata.core.result import RunResult
-from automata.core.stop import StopReason
-from automata.core.structured import StructuredAttempt, StructuredOutput
-from automata.core.usage import Usage
+from automata.core._hooks import Hook
+from automata.core._loop import LoopOutcome, RunLoop, RunScope, RunSettings
+from automata.core._options import CallOptions
+from automata.core._policy import ToolPolicy
+from automata.core._result import RunResult
+from automata.core._stop import StopReason
+from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._usage import Usage
 
 __all__ = [
     "RunOptions",

@@ -26,16 +26,16 @@ from typing import Annotated
 import httpx
 
 from automata.core import Tool, ToolResult, tool
-from automata.tools.addresses import AddressPolicy, IPAddress
-from automata.tools.content import (
+from automata.tools._addresses import AddressPolicy, IPAddress
+from automata.tools._content import (
     decode_text,
     html_to_markdown,
     is_html,
     is_text_type,
     looks_binary,
 )
-from automata.tools.errors import Refused, ToolError
-from automata.tools.resolve import Resolver, parse_ip_literal, system_resolver
+from automata.tools._errors import Refused, ToolError
+from automata.tools._resolve import Resolver, parse_ip_literal, system_resolver
 
 __all__ = ["DEFAULT_USER_AGENT", "http_fetch"]
 

@@ -51,7 +51,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast, overload
 
-from automata.core.blocks import (
+from automata.core._blocks import (
     Block,
     ImageBlock,
     Message,
@@ -61,10 +61,10 @@ from automata.core.blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from automata.core.errors import RunError
-from automata.core.hooks import Hook
-from automata.core.options import CallOptions
-from automata.core.provider import (
+from automata.core._errors import RunError
+from automata.core._hooks import Hook
+from automata.core._options import CallOptions
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     Provider,
@@ -72,8 +72,8 @@ from automata.core.provider import (
     StreamProvider,
     ToolSpec,
 )
-from automata.core.result import RunResult
-from automata.core.stop import StopReason
+from automata.core._result import RunResult
+from automata.core._stop import StopReason
 
 __all__ = ["DEFAULT_SUMMARY_PROMPT", "CompactionError", "Compactor", "render_transcript"]
 

@@ -17,8 +17,8 @@ from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from automata.core.events import StreamEvent
-from automata.core.result import RunResult
+from automata.core._events import StreamEvent
+from automata.core._result import RunResult
 
 __all__ = ["RunStream"]
 

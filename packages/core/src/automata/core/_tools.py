@@ -18,9 +18,9 @@ from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from automata.core.blocks import Block, ImageBlock, TextBlock, ToolUseBlock
-from automata.core.errors import AutomataError, ToolDefinitionError
-from automata.core.schema import model_schema
+from automata.core._blocks import Block, ImageBlock, TextBlock, ToolUseBlock
+from automata.core._errors import AutomataError, ToolDefinitionError
+from automata.core._schema import model_schema
 
 __all__ = [
     "InvalidToolArguments",

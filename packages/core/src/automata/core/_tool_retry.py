@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from automata.core.retry import RetryPolicy, is_retryable, retry
-from automata.core.tools import Tool, ToolContext, ToolResult
+from automata.core._retry import RetryPolicy, is_retryable, retry
+from automata.core._tools import Tool, ToolContext, ToolResult
 
 __all__ = ["RetryingTool", "with_tool_retry"]
 

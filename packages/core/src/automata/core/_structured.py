@@ -15,9 +15,9 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from automata.core.provider import OutputSchema, ToolSpec
-from automata.core.schema import strip_titles
-from automata.core.tools import format_validation_error
+from automata.core._provider import OutputSchema, ToolSpec
+from automata.core._schema import strip_titles
+from automata.core._tools import format_validation_error
 
 __all__ = ["STRUCTURED_OUTPUT_TOOL", "StructuredAttempt", "StructuredOutput"]
 

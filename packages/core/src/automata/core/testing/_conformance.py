@@ -1,7 +1,7 @@
 """A reusable conformance suite for `Provider` implementations.
 
 Any provider (the vendor extensions, a test double, your own) can prove from its own
-tests that it keeps the provider contract of `automata.core.provider`:
+tests that it keeps the provider contract of `automata.core._provider`:
 
 - the request it is given is never mutated;
 - concurrent calls on one provider instance are independent;
@@ -27,8 +27,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from automata.core.blocks import Message, ThinkingBlock
-from automata.core.provider import (
+from automata.core._blocks import Message, ThinkingBlock
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     Provider,
@@ -36,8 +36,8 @@ from automata.core.provider import (
     TextDelta,
     ThinkingDelta,
 )
-from automata.core.stop import StopReason
-from automata.core.usage import Usage
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
 
 __all__ = [
     "ALL_CHECKS",

@@ -8,16 +8,16 @@ from typing import Any, TypeVar, Unpack, overload
 
 from opentelemetry.trace import TracerProvider
 
-from automata.core.approval import Approver
-from automata.core.blocks import Message
-from automata.core.errors import ToolDefinitionError
-from automata.core.hooks import Hook
-from automata.core.loop import EventSink, RunScope, RunSettings
-from automata.core.options import CallOptions
-from automata.core.policy import ToolPolicy
-from automata.core.provider import Provider, ToolSpec
-from automata.core.result import RunResult
-from automata.core.runner import (
+from automata.core._approval import Approver
+from automata.core._blocks import Message
+from automata.core._errors import ToolDefinitionError
+from automata.core._hooks import Hook
+from automata.core._loop import EventSink, RunScope, RunSettings
+from automata.core._options import CallOptions
+from automata.core._policy import ToolPolicy
+from automata.core._provider import Provider, ToolSpec
+from automata.core._result import RunResult
+from automata.core._runner import (
     RunOptions,
     RunPlan,
     Task,
@@ -25,11 +25,11 @@ from automata.core.runner import (
     new_invocation_id,
     task_message,
 )
-from automata.core.session import Session
-from automata.core.stream import RunStream
-from automata.core.structured import STRUCTURED_OUTPUT_TOOL
-from automata.core.tools import FunctionTool, Tool, tool
-from automata.core.tracing import Tracing
+from automata.core._session import Session
+from automata.core._stream import RunStream
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL
+from automata.core._tools import FunctionTool, Tool, tool
+from automata.core._tracing import Tracing
 
 __all__ = ["Agent"]
 

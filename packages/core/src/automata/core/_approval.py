@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from automata.core.blocks import ToolUseBlock
-from automata.core.tools import ToolContext
+from automata.core._blocks import ToolUseBlock
+from automata.core._tools import ToolContext
 
 __all__ = ["Approval", "Approver"]
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
-from automata.tools.errors import Refused, ToolError
+from automata.tools._errors import Refused, ToolError
 
 __all__ = ["shell"]
 

@@ -12,15 +12,15 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from automata.core.blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from automata.core.events import ToolResultEvent
-from automata.core.policy import ToolPolicy
-from automata.core.structured import StructuredAttempt
-from automata.core.tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
-from automata.core.tracing import logger
+from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from automata.core._events import ToolResultEvent
+from automata.core._policy import ToolPolicy
+from automata.core._structured import StructuredAttempt
+from automata.core._tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
+from automata.core._tracing import logger
 
 if TYPE_CHECKING:
-    from automata.core.loop import RunLoop
+    from automata.core._loop import RunLoop
 
 __all__ = ["ToolBatch", "error_text"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from automata.core.blocks import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from automata.core._blocks import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 __all__ = ["tool_call", "tool_calls", "tool_results"]
 

@@ -15,7 +15,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 
-from automata.tools.addresses import IPAddress
+from automata.tools._addresses import IPAddress
 
 __all__ = ["Resolver", "parse_ip_literal", "system_resolver"]
 

@@ -2,7 +2,7 @@
 
 Providers use this for rate limits and overload, and only around work that has not
 yet produced any output: once a reply has started to stream, a failure is final (see
-`automata.core.provider`). Nothing here keeps state between calls; randomness, sleep
+`automata.core._provider`). Nothing here keeps state between calls; randomness, sleep
 and the clock are injectable so tests are exact and instant.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from automata.core.errors import ProviderError, RetryableError
+from automata.core._errors import ProviderError, RetryableError
 
 __all__ = [
     "RetryAttempt",

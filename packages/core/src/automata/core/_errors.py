@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from automata.core.result import RunResult
+    from automata.core._result import RunResult
 
 __all__ = [
     "AutomataError",

@@ -28,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from automata.core.errors import TranscriptError
+from automata.core._errors import TranscriptError
 
 __all__ = [
     "Block",

@@ -16,7 +16,7 @@ from typing import Annotated, Protocol
 from pydantic import Field
 
 from automata.core import Tool, ToolResult, tool
-from automata.tools.errors import ToolError
+from automata.tools._errors import ToolError
 
 __all__ = ["SearchError", "SearchResult", "Searcher", "format_results", "web_search"]
 

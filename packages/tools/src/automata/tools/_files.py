@@ -13,8 +13,8 @@ import os
 from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
-from automata.tools.errors import ToolError
-from automata.tools.sandbox import Sandbox
+from automata.tools._errors import ToolError
+from automata.tools._sandbox import Sandbox
 
 __all__ = ["read_file", "write_file"]
 

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from automata.core.provider import ModelRequest
-from automata.core.result import RunResult
+from automata.core._provider import ModelRequest
+from automata.core._result import RunResult
 
 __all__ = ["Hook", "PostRunFunction", "PreSendFunction", "post_run", "pre_send"]
 

@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from automata.core.blocks import Message
-from automata.core.options import CallOptions
-from automata.core.stop import StopReason
-from automata.core.usage import Usage
+from automata.core._blocks import Message
+from automata.core._options import CallOptions
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
 
 __all__ = [
     "ModelRequest",

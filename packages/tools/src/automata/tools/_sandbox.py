@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from automata.tools.errors import Refused, ToolError
+from automata.tools._errors import Refused, ToolError
 
 __all__ = ["Sandbox"]
 

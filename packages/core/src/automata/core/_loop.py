@@ -13,15 +13,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from automata.core.approval import Approver
-from automata.core.batch import ToolBatch, error_text
-from automata.core.blocks import (
+from automata.core._approval import Approver
+from automata.core._batch import ToolBatch, error_text
+from automata.core._blocks import (
     Message,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
 )
-from automata.core.errors import (
+from automata.core._errors import (
     CompletionError,
     IncompleteResponseError,
     MaxStepsError,
@@ -29,17 +29,17 @@ from automata.core.errors import (
     RunError,
     ToolBatchAbortedError,
 )
-from automata.core.events import (
+from automata.core._events import (
     StreamEvent,
     TextEvent,
     ThinkingEvent,
     ToolCallEvent,
     UsageEvent,
 )
-from automata.core.hooks import Hook
-from automata.core.options import CallOptions
-from automata.core.policy import CallBudget, ToolPolicy
-from automata.core.provider import (
+from automata.core._hooks import Hook
+from automata.core._options import CallOptions
+from automata.core._policy import CallBudget, ToolPolicy
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     OutputSchema,
@@ -49,12 +49,12 @@ from automata.core.provider import (
     ThinkingDelta,
     ToolSpec,
 )
-from automata.core.result import RunResult
-from automata.core.stop import StopReason
-from automata.core.structured import StructuredAttempt, StructuredOutput
-from automata.core.tools import Tool
-from automata.core.tracing import Tracing, logger
-from automata.core.usage import Usage
+from automata.core._result import RunResult
+from automata.core._stop import StopReason
+from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._tools import Tool
+from automata.core._tracing import Tracing, logger
+from automata.core._usage import Usage
 
 __all__ = ["LoopOutcome", "RunLoop", "RunScope", "RunSettings"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from automata.core.blocks import Block, ToolUseBlock
-from automata.core.usage import Usage
+from automata.core._blocks import Block, ToolUseBlock
+from automata.core._usage import Usage
 
 __all__ = [
     "StreamEvent",

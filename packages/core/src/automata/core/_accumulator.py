@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 
-from automata.core.blocks import Block, ToolUseBlock
-from automata.core.events import (
+from automata.core._blocks import Block, ToolUseBlock
+from automata.core._events import (
     StreamEvent,
     TextEvent,
     ThinkingEvent,
@@ -21,7 +21,7 @@ from automata.core.events import (
     ToolResultEvent,
     UsageEvent,
 )
-from automata.core.usage import Usage
+from automata.core._usage import Usage
 
 __all__ = ["AgentView", "StreamAccumulator", "ToolCallView"]
 

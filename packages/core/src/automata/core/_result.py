@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from automata.core.blocks import Message
-from automata.core.stop import StopReason
-from automata.core.usage import Usage
+from automata.core._blocks import Message
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
 
 __all__ = ["RunResult"]
 

@@ -6,15 +6,15 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from automata.core.blocks import Message, TextBlock, ThinkingBlock
-from automata.core.provider import (
+from automata.core._blocks import Message, TextBlock, ThinkingBlock
+from automata.core._provider import (
     ModelRequest,
     ModelResponse,
     ProviderStreamItem,
     TextDelta,
     ThinkingDelta,
 )
-from automata.core.stop import StopReason
+from automata.core._stop import StopReason
 
 __all__ = [
     "BrokenStream",
