@@ -4,11 +4,14 @@ Usage (from anywhere inside the repository):
 
     uv run python scripts/release.py {major|minor|patch|X.Y.Z}
         [--packages core,tools,...] [--push] [--remote origin]
-        [--skip-tests] [--dry-run]
+        [--skip-tests] [--dry-run] [--index-url URL]
 
 Every published workspace member (not under ``examples/`` and not marked
 ``Private :: Do Not Upload``) carries its own version and gets its own annotated tag,
-``<dist>-v<version>``. See ``scripts/README.md`` for the step-by-step behaviour.
+``<dist>-v<version>``. A name owned on the package index by another project is never
+tagged (``scripts/_names.py``), and every built wheel and sdist is checked before the
+commit (``scripts/_artifacts.py``). See ``scripts/README.md`` for the step-by-step
+behaviour.
 
 Exit codes: 0 done, 1 a step failed (file edits rolled back where possible),
 2 refused before anything was changed.
@@ -17,19 +20,19 @@ Exit codes: 0 done, 1 a step failed (file edits rolled back where possible),
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
-import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from email.message import Message
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
+from _artifacts import read_wheel, sdist_problems, wheel_problems
+from _names import DEFAULT_INDEX_URL, INDEX_URL_ENV, NameReport, check_names
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
@@ -40,7 +43,6 @@ EXIT_FAILED = 1
 EXIT_REFUSED = 2
 
 DIST_PREFIX = "automata-ai-"
-NAMESPACE_INIT = "automata/__init__.py"
 PRIVATE_CLASSIFIER = "Private :: Do Not Upload"
 EXAMPLES_DIR = "examples"
 BUMPS = ("major", "minor", "patch")
@@ -71,6 +73,7 @@ class Member:
     version: Version
     published: bool
     requirements: tuple[str, ...]
+    urls: tuple[str, ...] = ()
 
     @property
     def pyproject(self) -> Path:
@@ -89,6 +92,7 @@ class Options:
     remote: str
     skip_tests: bool
     dry_run: bool
+    index_url: str = DEFAULT_INDEX_URL
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,7 @@ class Plan:
     releases: list[tuple[Member, Version]]
     range_changes: list[RangeChange]
     new_texts: dict[Path, str] = field(default_factory=dict)
+    names: NameReport | None = None
 
     @property
     def tags(self) -> list[str]:
@@ -160,6 +165,11 @@ def parse_args(argv: Sequence[str]) -> Options:
     parser.add_argument("--remote", default="origin", help="remote for --push (origin)")
     parser.add_argument("--skip-tests", action="store_true", help="do not run pytest")
     parser.add_argument("--dry-run", action="store_true", help="print the plan only")
+    parser.add_argument(
+        "--index-url",
+        default=os.environ.get(INDEX_URL_ENV) or DEFAULT_INDEX_URL,
+        help=f"package index JSON API to check names on (${INDEX_URL_ENV}, {DEFAULT_INDEX_URL})",
+    )
     ns = parser.parse_args(argv)
     check_target(str(ns.target))
     return Options(
@@ -169,6 +179,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         remote=str(ns.remote),
         skip_tests=bool(ns.skip_tests),
         dry_run=bool(ns.dry_run),
+        index_url=str(ns.index_url),
     )
 
 
@@ -229,6 +240,7 @@ def load_member(root: Path, directory: Path) -> Member:
     requirements = [*project.get("dependencies", [])]
     requirements += [req for group in optional.values() for req in group]
     classifiers = project.get("classifiers", [])
+    urls = project.get("urls", {})
     return Member(
         name=canonicalize_name(str(project["name"])),
         directory=directory,
@@ -236,6 +248,7 @@ def load_member(root: Path, directory: Path) -> Member:
         version=version,
         published=is_published(relpath, classifiers),
         requirements=tuple(requirements),
+        urls=tuple(str(u) for u in urls.values()) if isinstance(urls, dict) else (),
     )
 
 
@@ -457,6 +470,17 @@ def check_tools() -> None:
         raise Refusal("`uv` is not on PATH")
 
 
+def check_index_names(plan: Plan, index_url: str) -> None:
+    """Refuse a name another project owns on the index (or, when the index cannot be
+    asked, a name that is not one of our pinned names); see scripts/_names.py."""
+    report = check_names([(str(m.name), m.urls) for m, _ in plan.releases], index_url)
+    plan.names = report
+    if report.warning is not None:
+        print(f"release: warning: {report.warning}", file=sys.stderr, flush=True)
+    if report.refusals:
+        raise Refusal("; ".join(report.refusals))
+
+
 # ---------------------------------------------------------------- planning
 
 
@@ -483,6 +507,9 @@ def describe(plan: Plan, options: Options) -> str:
         for change in plan.range_changes:
             where = f"{change.member.relpath}/pyproject.toml"
             lines.append(f"  {where}: {change.old} -> {change.new}")
+    if plan.names is not None:
+        lines.append(f"Names on {options.index_url}:")
+        lines += [f"  {line}" for line in plan.names.lines]
     lines.append("Steps:")
     lines += [f"  {n}. {step}" for n, step in enumerate(steps(plan, options), 1)]
     return "\n".join(lines)
@@ -492,7 +519,10 @@ def steps(plan: Plan, options: Options) -> list[str]:
     out = [f"write {len(plan.new_texts)} pyproject.toml file(s)", "uv lock"]
     out.append("uv run pytest -q" + (" (skipped: --skip-tests)" if options.skip_tests else ""))
     out += [f"uv build --package {m.name} --out-dir dist/" for m, _ in plan.releases]
-    out.append("check each wheel's name, version, automata requirements, no automata/__init__.py")
+    out.append(
+        "check each wheel's name, version, automata requirements, py.typed and license,"
+        " no automata/__init__.py; each sdist ships no test fixtures"
+    )
     out.append(f"git commit -m {plan.commit_message!r}")
     out += [f"git tag -a {tag}" for tag in plan.tags]
     if options.push:
@@ -502,7 +532,7 @@ def steps(plan: Plan, options: Options) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------- wheel check
+# ---------------------------------------------------------------- build checks
 
 
 def find_wheel(dist_dir: Path, member: Member, version: Version) -> Path:
@@ -513,57 +543,37 @@ def find_wheel(dist_dir: Path, member: Member, version: Version) -> Path:
     return wheels[0]
 
 
-def read_metadata(wheel: Path) -> tuple[list[str], Message]:
-    """The wheel's file names and its parsed METADATA headers."""
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        meta_name = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
-        if meta_name is None:
-            raise StepFailed(f"{wheel.name}: no METADATA")
-        text = archive.read(meta_name).decode("utf-8")
-    return names, HeaderParser().parsestr(text)
+def find_sdist(dist_dir: Path, member: Member, version: Version) -> Path:
+    sdist = dist_dir / f"{member.name.replace('-', '_')}-{version}.tar.gz"
+    if not sdist.is_file():
+        raise StepFailed(f"expected the sdist {sdist.name} in {dist_dir}")
+    return sdist
 
 
-def automata_requirements(requirements: Iterable[str]) -> set[tuple[str, str]]:
-    """(name, specifier) for each automata-* requirement, in comparable form.
-
-    Markers are left out: the wheel adds `extra == ...` to optional requirements.
-    """
-    found: set[tuple[str, str]] = set()
-    for text in requirements:
-        req = Requirement(text)
-        name = canonicalize_name(req.name)
-        if name.startswith(DIST_PREFIX):
-            found.add((name, ",".join(sorted(str(s) for s in req.specifier))))
-    return found
+def declared_requirements(member: Member) -> list[str]:
+    """The edited pyproject's requirements, optional ones included."""
+    project = read_toml(member.pyproject)["project"]
+    declared = list(project.get("dependencies", []))
+    declared += [r for g in project.get("optional-dependencies", {}).values() for r in g]
+    return declared
 
 
 def check_wheel(wheel: Path, member: Member, version: Version) -> None:
-    names, meta = read_metadata(wheel)
-    problems: list[str] = []
-    if canonicalize_name(str(meta.get("Name", ""))) != member.name:
-        problems.append(f"Name is {meta.get('Name')!r}, expected {member.name!r}")
-    if Version(str(meta.get("Version", "0"))) != version:
-        problems.append(f"Version is {meta.get('Version')!r}, expected {version}")
-    if NAMESPACE_INIT in names:
-        problems.append(f"ships {NAMESPACE_INIT} (automata must stay a namespace package)")
-    problems += requirement_problems(meta, member)
+    try:
+        built = read_wheel(wheel)
+    except ValueError as exc:
+        raise StepFailed(str(exc)) from exc
+    problems = wheel_problems(built, member.name, version, declared_requirements(member))
     if problems:
         raise StepFailed(f"{wheel.name}: " + "; ".join(problems))
     print(f"ok {wheel.name}", flush=True)
 
 
-def requirement_problems(meta: Message, member: Member) -> list[str]:
-    """Differences between the wheel's automata requirements and the edited pyproject."""
-    project = read_toml(member.pyproject)["project"]
-    declared = list(project.get("dependencies", []))
-    declared += [r for g in project.get("optional-dependencies", {}).values() for r in g]
-    wanted = automata_requirements(declared)
-    shipped = automata_requirements(str(v) for v in meta.get_all("Requires-Dist") or [])
-    problems = [f"missing requirement {r}" for r in sorted(wanted - shipped)]
-    problems += [f"unexpected requirement {r}" for r in sorted(shipped - wanted)]
-    problems += [f"unranged requirement on {n}" for n, spec in sorted(shipped) if not spec]
-    return problems
+def check_sdist(sdist: Path) -> None:
+    problems = sdist_problems(sdist)
+    if problems:
+        raise StepFailed(f"{sdist.name}: " + "; ".join(problems))
+    print(f"ok {sdist.name}", flush=True)
 
 
 # ---------------------------------------------------------------- actions
@@ -589,6 +599,7 @@ def build_and_check(plan: Plan) -> None:
     for member, version in plan.releases:
         run(["uv", "build", "--package", member.name, "--out-dir", str(dist_dir)], plan.root)
         check_wheel(find_wheel(dist_dir, member, version), member, version)
+        check_sdist(find_sdist(dist_dir, member, version))
 
 
 def prepare(plan: Plan, options: Options) -> None:
@@ -676,6 +687,7 @@ def preflight(options: Options) -> Plan:
     if options.push:
         check_remote(root, options.remote)
     check_tags_free(root, plan.tags, options.remote if options.push else None)
+    check_index_names(plan, options.index_url)
     check_tools()
     return plan
 
