@@ -24,6 +24,8 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_
 
 
 async def test_pre_send_hooks_change_what_is_sent_never_the_transcript() -> None:
+    """L39."""
+
     async def redact(request: ModelRequest) -> ModelRequest:
         messages = tuple(
             Message.user(m.text.replace("secret", "[redacted]")) if m.role == "user" else m
@@ -39,6 +41,7 @@ async def test_pre_send_hooks_change_what_is_sent_never_the_transcript() -> None
 
 
 async def test_pre_send_hooks_run_in_order_before_every_provider_call() -> None:
+    """L39."""
     order: list[str] = []
 
     def tagger(tag: str) -> Hook:
@@ -67,6 +70,7 @@ class Recorder(Hook):
 
 
 async def test_post_run_hooks_run_in_order_after_a_successful_run() -> None:
+    """L40."""
     log: list[tuple[str, Any, Any]] = []
     agent = Agent(ScriptedProvider([Message.assistant("ok")]), hooks=[Recorder("a", log)])
     await agent.run("go", hooks=[Recorder("b", log)])
@@ -74,6 +78,7 @@ async def test_post_run_hooks_run_in_order_after_a_successful_run() -> None:
 
 
 async def test_post_run_hooks_see_the_committed_transcript_of_a_failed_run() -> None:
+    """L40 and L10."""
     log: list[tuple[str, Any, Any]] = []
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t"))]),
@@ -91,6 +96,7 @@ async def test_post_run_hooks_see_the_committed_transcript_of_a_failed_run() -> 
 
 
 async def test_post_run_hooks_finish_even_when_the_run_is_cancelled() -> None:
+    """L40 and L41."""
     written: list[tuple[StopReason, int]] = []
     started = asyncio.Event()
 
@@ -117,6 +123,8 @@ async def test_post_run_hooks_finish_even_when_the_run_is_cancelled() -> None:
 
 
 async def test_a_failing_hook_after_success_raises_hook_error_keeping_the_result() -> None:
+    """L42."""
+
     async def broken(result: RunResult[Any], error: BaseException | None) -> None:
         raise OSError("disk full")
 
@@ -134,6 +142,8 @@ async def test_a_failing_hook_after_success_raises_hook_error_keeping_the_result
 
 
 async def test_hook_errors_are_raised_together_with_the_runs_error() -> None:
+    """L42."""
+
     async def broken(result: RunResult[Any], error: BaseException | None) -> None:
         raise OSError("disk full")
 

@@ -1,4 +1,4 @@
-"""The agent loop's rules (DESIGN.md section 4), one behaviour per test."""
+"""The agent loop's rules, one behaviour per test; each cites its rule in docs/loop.md."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from automata.core.testing import (
 
 
 async def test_a_turns_tool_calls_run_concurrently() -> None:
+    """L11."""
     a_started, b_started = asyncio.Event(), asyncio.Event()
     agent = Agent(
         ScriptedProvider(
@@ -60,6 +61,7 @@ async def test_a_turns_tool_calls_run_concurrently() -> None:
 
 
 async def test_results_go_back_in_the_models_order_not_completion_order() -> None:
+    """L12."""
     first_may_finish = asyncio.Event()
     provider = ScriptedProvider(
         [tool_calls(tool_call("1", "slow"), tool_call("2", "fast")), Message.assistant("ok")]
@@ -83,6 +85,7 @@ async def test_results_go_back_in_the_models_order_not_completion_order() -> Non
 
 
 async def test_the_loop_never_retries_a_failing_tool() -> None:
+    """L13."""
     attempts = []
     agent = Agent(ScriptedProvider([tool_calls(tool_call("1", "flaky")), Message.assistant("ok")]))
 
@@ -96,6 +99,7 @@ async def test_the_loop_never_retries_a_failing_tool() -> None:
 
 
 async def test_a_tool_error_is_its_message_with_no_prefix_and_the_run_continues() -> None:
+    """L14."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "boom")), Message.assistant("sorry")])
     )
@@ -110,6 +114,7 @@ async def test_a_tool_error_is_its_message_with_no_prefix_and_the_run_continues(
 
 
 async def test_an_error_without_a_message_is_named_by_its_type() -> None:
+    """L14."""
     agent = Agent(ScriptedProvider([tool_calls(tool_call("1", "boom")), Message.assistant("ok")]))
 
     @agent.tool
@@ -121,6 +126,7 @@ async def test_an_error_without_a_message_is_named_by_its_type() -> None:
 
 
 async def test_an_unknown_tool_is_recoverable_and_its_siblings_still_run() -> None:
+    """L15."""
     ran = []
     agent = Agent(
         ScriptedProvider(
@@ -146,6 +152,7 @@ async def test_an_unknown_tool_is_recoverable_and_its_siblings_still_run() -> No
 
 
 async def test_invalid_arguments_are_recoverable_and_the_function_never_runs() -> None:
+    """L16."""
     ran = []
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "add", x="one")), Message.assistant("ok")])
@@ -167,6 +174,7 @@ async def test_invalid_arguments_are_recoverable_and_the_function_never_runs() -
 
 
 async def test_a_tool_returning_an_unshowable_value_is_an_error_result() -> None:
+    """L17."""
     agent = Agent(ScriptedProvider([tool_calls(tool_call("1", "odd")), Message.assistant("ok")]))
     agent.tool(lambda: object(), name="odd")
 
@@ -180,6 +188,8 @@ async def test_a_tool_returning_an_unshowable_value_is_an_error_result() -> None
 
 
 async def test_an_approver_denial_is_recoverable_with_its_reason() -> None:
+    """L18."""
+
     async def approver(call: ToolUseBlock, _: object) -> Approval:
         return Approval.deny("not on weekends") if call.id == "1" else Approval.deny()
 
@@ -199,6 +209,7 @@ async def test_an_approver_denial_is_recoverable_with_its_reason() -> None:
 
 
 async def test_an_approver_that_raises_aborts_the_batch_keeping_every_result() -> None:
+    """L19, L9 and L10."""
     finished = asyncio.Event()
     release_slow = asyncio.Event()
 
@@ -241,6 +252,7 @@ async def test_an_approver_that_raises_aborts_the_batch_keeping_every_result() -
 
 
 async def test_cancelling_a_run_cancels_its_tools_and_leaves_a_valid_transcript() -> None:
+    """L21."""
     started = asyncio.Event()
     cancelled = []
     agent = Agent(ScriptedProvider([tool_calls(tool_call("1", "wait")), Message.assistant("ok")]))
@@ -269,6 +281,7 @@ async def test_cancelling_a_run_cancels_its_tools_and_leaves_a_valid_transcript(
 
 
 async def test_a_tool_cancelling_itself_aborts_the_batch() -> None:
+    """L20."""
     agent = Agent(ScriptedProvider([tool_calls(tool_call("1", "quit")), Message.assistant("ok")]))
 
     @agent.tool
@@ -285,6 +298,7 @@ async def test_a_tool_cancelling_itself_aborts_the_batch() -> None:
 
 
 async def test_budget_overflow_is_denied_with_the_limit() -> None:
+    """L22."""
     agent = Agent(
         ScriptedProvider(
             [
@@ -305,6 +319,7 @@ async def test_budget_overflow_is_denied_with_the_limit() -> None:
 
 
 async def test_a_policy_timeout_is_recoverable_and_names_the_tool() -> None:
+    """L27."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "slow")), Message.assistant("ok")]),
         tool_policy=ToolPolicy(timeout=0.05),
@@ -321,6 +336,7 @@ async def test_a_policy_timeout_is_recoverable_and_names_the_tool() -> None:
 
 
 async def test_the_callers_own_deadline_is_fatal_not_a_tool_timeout() -> None:
+    """L28."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "slow")), Message.assistant("ok")]),
         tool_policy=ToolPolicy(timeout=30),
@@ -341,6 +357,7 @@ async def test_the_callers_own_deadline_is_fatal_not_a_tool_timeout() -> None:
 
 
 async def test_a_tool_raising_timeout_error_itself_is_an_ordinary_error() -> None:
+    """L14."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t")), Message.assistant("ok")]),
         tool_policy=ToolPolicy(timeout=30),
@@ -362,6 +379,7 @@ def reply(message: Message, stop: StopReason, raw: str = "") -> ModelResponse:
 
 
 async def test_end_turn_with_tool_calls_is_incomplete_and_not_committed() -> None:
+    """L33."""
     bad = tool_calls(tool_call("1", "t"))
     agent = Agent(ScriptedProvider([reply(bad, StopReason.END_TURN)]))
     session = agent.session()
@@ -374,6 +392,7 @@ async def test_end_turn_with_tool_calls_is_incomplete_and_not_committed() -> Non
 
 
 async def test_tool_use_without_tool_calls_is_incomplete() -> None:
+    """L33."""
     agent = Agent(ScriptedProvider([reply(Message.assistant("hi"), StopReason.TOOL_USE)]))
     with pytest.raises(IncompleteResponseError) as caught:
         await agent.run("go")
@@ -382,6 +401,7 @@ async def test_tool_use_without_tool_calls_is_incomplete() -> None:
 
 
 async def test_an_unknown_stop_reason_fails_the_run_keeping_the_raw_value() -> None:
+    """L34 and L9."""
     agent = Agent(
         ScriptedProvider([reply(Message.assistant("hi"), StopReason.UNKNOWN, "pause_turn")])
     )
@@ -394,6 +414,7 @@ async def test_an_unknown_stop_reason_fails_the_run_keeping_the_raw_value() -> N
 
 
 async def test_a_content_filter_stop_fails_the_run() -> None:
+    """L34."""
     agent = Agent(ScriptedProvider([reply(Message.assistant("…"), StopReason.CONTENT_FILTER)]))
     with pytest.raises(CompletionError) as caught:
         await agent.run("go")
@@ -402,6 +423,7 @@ async def test_a_content_filter_stop_fails_the_run() -> None:
 
 
 async def test_max_tokens_without_tool_calls_returns_the_truncated_answer() -> None:
+    """L35."""
     agent = Agent(
         ScriptedProvider([reply(Message.assistant("Once upon a"), StopReason.MAX_TOKENS)])
     )
@@ -410,12 +432,14 @@ async def test_max_tokens_without_tool_calls_returns_the_truncated_answer() -> N
 
 
 async def test_max_tokens_inside_a_tool_call_is_incomplete() -> None:
+    """L35."""
     agent = Agent(ScriptedProvider([reply(tool_calls(tool_call("1", "t")), StopReason.MAX_TOKENS)]))
     with pytest.raises(IncompleteResponseError, match="max_tokens"):
         await agent.run("go")
 
 
 async def test_an_empty_response_is_incomplete_and_nothing_is_committed() -> None:
+    """L36."""
     agent = Agent(ScriptedProvider([reply(Message(role="assistant"), StopReason.END_TURN)]))
     session = agent.session()
     with pytest.raises(IncompleteResponseError, match="empty message"):
@@ -426,6 +450,7 @@ async def test_an_empty_response_is_incomplete_and_nothing_is_committed() -> Non
 async def test_a_stream_broken_after_content_is_incomplete_keeps_the_text_and_is_not_retried() -> (
     None
 ):
+    """L37."""
     provider = ScriptedProvider(
         [BrokenStream("The answer is", ConnectionResetError("peer reset")), Message.assistant("x")]
     )
@@ -442,6 +467,7 @@ async def test_a_stream_broken_after_content_is_incomplete_keeps_the_text_and_is
 
 
 async def test_a_provider_failure_before_content_is_a_provider_error_with_the_result() -> None:
+    """L38 and L9."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t")), ProviderError("overloaded", status=529)])
     )
@@ -455,6 +481,7 @@ async def test_a_provider_failure_before_content_is_a_provider_error_with_the_re
 
 
 async def test_any_other_provider_exception_becomes_a_provider_error() -> None:
+    """L38."""
     agent = Agent(ScriptedProvider([OSError("socket closed")]))
     with pytest.raises(ProviderError, match="provider failed: socket closed") as caught:
         await agent.run("go")
@@ -466,6 +493,7 @@ async def test_any_other_provider_exception_becomes_a_provider_error() -> None:
 
 
 async def test_max_steps_stops_the_run_with_the_partial_result() -> None:
+    """L8 and L9."""
     provider = ScriptedProvider(
         [tool_calls(tool_call(str(i), "t")) for i in range(3)] + [Message.assistant("never")]
     )
@@ -481,6 +509,7 @@ async def test_max_steps_stops_the_run_with_the_partial_result() -> None:
 
 
 async def test_usage_is_summed_over_the_runs_provider_calls() -> None:
+    """L7."""
     usage = Usage(input_tokens=10, output_tokens=2, cache_read_tokens=5, cache_write_tokens=1)
     agent = Agent(
         ScriptedProvider(
@@ -497,6 +526,7 @@ async def test_usage_is_summed_over_the_runs_provider_calls() -> None:
 
 
 async def test_the_result_holds_the_transcript_from_the_system_prompt() -> None:
+    """L2."""
     agent = Agent(ScriptedProvider([Message.assistant("4")]), system_prompt="Be terse.")
     result = await agent.run("2+2?")
     assert [m.role for m in result.messages] == ["system", "user", "assistant"]
@@ -506,12 +536,14 @@ async def test_the_result_holds_the_transcript_from_the_system_prompt() -> None:
 
 
 async def test_the_system_prompt_leads_every_request() -> None:
+    """L2."""
     provider = ScriptedProvider([Message.assistant("4")])
     await Agent(provider, system_prompt="Be terse.").run("2+2?")
     assert provider.requests[0].messages[0] == Message.system("Be terse.")
 
 
 async def test_per_run_call_options_merge_field_by_field_without_mutating_either() -> None:
+    """L5."""
     defaults = CallOptions(temperature=0.2, max_tokens=100)
     provider = ScriptedProvider([Message.assistant("a"), Message.assistant("b")])
     agent = Agent(provider, call_options=defaults)
@@ -527,6 +559,7 @@ async def test_per_run_call_options_merge_field_by_field_without_mutating_either
 
 
 async def test_a_per_run_max_steps_applies_to_that_run_only() -> None:
+    """L4."""
     provider = ScriptedProvider([tool_calls(tool_call("1", "t")), Message.assistant("ok")] * 2)
     agent = Agent(provider, max_steps=5)
     agent.tool(lambda: "ok", name="t")
@@ -541,6 +574,7 @@ async def test_a_per_run_max_steps_applies_to_that_run_only() -> None:
     ids=["str", "blocks", "message"],
 )
 async def test_a_task_is_text_blocks_or_a_user_message(task: object) -> None:
+    """L1."""
     provider = ScriptedProvider([Message.assistant("hi")])
     await Agent(provider).run(task)  # type: ignore[arg-type]
     assert provider.requests[0].messages[-1] == Message.user("hello")
@@ -548,6 +582,7 @@ async def test_a_task_is_text_blocks_or_a_user_message(task: object) -> None:
 
 @pytest.mark.parametrize("task", ["", "   ", [], Message.assistant("x")])
 async def test_an_empty_or_non_user_task_is_refused_before_anything_runs(task: object) -> None:
+    """L1."""
     provider = ScriptedProvider([])
     with pytest.raises(TranscriptError):
         await Agent(provider).run(task)  # type: ignore[arg-type]
@@ -555,16 +590,20 @@ async def test_an_empty_or_non_user_task_is_refused_before_anything_runs(task: o
 
 
 def test_run_sync_runs_without_an_event_loop() -> None:
+    """L3."""
     agent = Agent(ScriptedProvider([Message.assistant("sync ok")]))
     assert agent.run_sync("go").output == "sync ok"
 
 
 def test_max_steps_below_one_is_refused() -> None:
+    """L8."""
     with pytest.raises(ValueError, match="max_steps"):
         Agent(ScriptedProvider([]), max_steps=0)
 
 
 async def test_a_stream_that_ends_with_nothing_is_a_provider_error() -> None:
+    """L38."""
+
     class SilentProvider:
         async def complete(self, request: object) -> ModelResponse:
             raise AssertionError("streaming runs use stream()")
@@ -579,6 +618,7 @@ async def test_a_stream_that_ends_with_nothing_is_a_provider_error() -> None:
 
 
 async def test_changing_an_agents_settings_between_runs_takes_effect() -> None:
+    """L4."""
     provider = ScriptedProvider([Message.assistant("a"), Message.assistant("b")])
     agent = Agent(provider, system_prompt="First.", call_options=CallOptions(max_tokens=5))
     await agent.run("x")

@@ -36,6 +36,7 @@ def batch(name: str, count: int, start: int = 0) -> Message:
 
 
 async def test_the_budget_is_reserved_in_model_order_before_approval() -> None:
+    """L24."""
     approved: list[str] = []
 
     async def approver(call: ToolUseBlock, _: object) -> Approval:
@@ -58,6 +59,7 @@ async def test_the_budget_is_reserved_in_model_order_before_approval() -> None:
 
 
 async def test_the_total_budget_spans_the_runs_turns() -> None:
+    """L22."""
     agent = Agent(
         ScriptedProvider([batch("t", 2), batch("t", 2, start=2), Message.assistant("ok")]),
         tool_policy=ToolPolicy(max_calls=3),
@@ -68,6 +70,7 @@ async def test_the_total_budget_spans_the_runs_turns() -> None:
 
 
 async def test_a_per_tool_budget_names_the_tool() -> None:
+    """L23."""
     agent = Agent(
         ScriptedProvider(
             [
@@ -88,6 +91,7 @@ async def test_a_per_tool_budget_names_the_tool() -> None:
 
 
 async def test_a_slow_tool_is_cut_off_while_its_siblings_finish() -> None:
+    """L27."""
     agent = Agent(
         ScriptedProvider(
             [tool_calls(tool_call("1", "slow"), tool_call("2", "quick")), Message.assistant("ok")]
@@ -123,6 +127,7 @@ class SlowLimiter:
 
 
 async def test_the_timeout_covers_the_rate_limiters_wait() -> None:
+    """L27."""
     ran = []
     limiter = SlowLimiter(10)
     agent = Agent(
@@ -137,6 +142,7 @@ async def test_the_timeout_covers_the_rate_limiters_wait() -> None:
 
 
 async def test_a_rate_limiter_is_asked_before_each_call() -> None:
+    """L29."""
     limiter = SlowLimiter(0)
     agent = Agent(
         ScriptedProvider([batch("t", 3), Message.assistant("ok")]),
@@ -148,6 +154,8 @@ async def test_a_rate_limiter_is_asked_before_each_call() -> None:
 
 
 async def test_a_failing_rate_limiter_is_a_recoverable_error_and_the_tool_never_runs() -> None:
+    """L29."""
+
     class BrokenLimiter:
         async def acquire(self, tool_name: str) -> None:
             raise ConnectionError("redis unreachable")
@@ -183,16 +191,19 @@ async def parallel_peak(policy: ToolPolicy, calls: Message) -> dict[str, int]:
 
 
 async def test_max_parallel_bounds_concurrently_running_calls() -> None:
+    """L30."""
     assert (await parallel_peak(ToolPolicy(max_parallel=2), batch("a", 6)))["peak"] == 2
 
 
 async def test_a_per_tool_parallel_cap_leaves_other_tools_free() -> None:
+    """L30."""
     calls = tool_calls(*(tool_call(f"{n}{i}", n) for i in range(3) for n in ("a", "b")))
     policy = ToolPolicy(per_tool={"a": ToolLimits(max_parallel=1)})
     assert (await parallel_peak(policy, calls))["peak"] == 4  # one a + three b
 
 
 async def test_a_per_run_policy_replaces_the_agents() -> None:
+    """L6."""
     agent = Agent(
         ScriptedProvider([batch("t", 2), Message.assistant("ok")]),
         tool_policy=ToolPolicy(max_calls=1, timeout=5),
@@ -207,6 +218,8 @@ class Job(BaseModel):
 
 
 async def test_nested_sub_agents_in_parallel_share_the_parents_total_budget() -> None:
+    """L25."""
+
     def worker_model(request):  # type: ignore[no-untyped-def]
         if request.messages[-1].role == "user":
             job = request.messages[-1].text
@@ -243,6 +256,7 @@ async def test_nested_sub_agents_in_parallel_share_the_parents_total_budget() ->
 
 
 async def test_a_childs_own_budget_is_stricter_than_the_shared_total() -> None:
+    """L25."""
     worker_model = ScriptedProvider([batch("work", 3), Message.assistant("worked")])
     worker = Agent(worker_model, tool_policy=ToolPolicy(max_calls=1))
     worker.tool(lambda: "ok", name="work")
@@ -264,6 +278,7 @@ async def test_a_childs_own_budget_is_stricter_than_the_shared_total() -> None:
     [{"timeout": 0}, {"timeout": -1}, {"max_calls": -1}, {"max_parallel": 0}],
 )
 def test_nonsensical_limits_are_refused(bad: dict[str, float]) -> None:
+    """L31."""
     with pytest.raises(ValueError, match=next(iter(bad))):
         ToolPolicy(**bad)
     with pytest.raises(ValueError, match=next(iter(bad))):
@@ -286,6 +301,7 @@ def flaky_tool(failures: int, error: Exception) -> tuple[list[float], FunctionTo
 
 
 async def test_a_retrying_tool_repeats_retryable_failures() -> None:
+    """L32."""
     attempts, flaky = flaky_tool(2, RetryableError("busy"))
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "flaky")), Message.assistant("ok")]),
@@ -297,6 +313,7 @@ async def test_a_retrying_tool_repeats_retryable_failures() -> None:
 
 
 async def test_a_retrying_tool_gives_up_after_max_attempts_with_the_last_error() -> None:
+    """L32."""
     attempts, flaky = flaky_tool(5, RetryableError("still busy"))
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "flaky")), Message.assistant("ok")]),
@@ -308,6 +325,7 @@ async def test_a_retrying_tool_gives_up_after_max_attempts_with_the_last_error()
 
 
 async def test_a_retrying_tool_does_not_retry_ordinary_errors() -> None:
+    """L32."""
     attempts, flaky = flaky_tool(5, ValueError("bad input"))
     wrapped = with_tool_retry(flaky, RetryPolicy(max_attempts=5, base_delay=0, max_delay=0))
     agent = Agent(
@@ -319,6 +337,7 @@ async def test_a_retrying_tool_does_not_retry_ordinary_errors() -> None:
 
 
 async def test_a_retrying_tool_honours_retry_after() -> None:
+    """L32."""
     attempts, flaky = flaky_tool(1, RetryableError("slow down", retry_after=0.05))
     wrapped = with_tool_retry(flaky, RetryPolicy(max_attempts=2, base_delay=0, max_delay=1))
     agent = Agent(
@@ -330,6 +349,7 @@ async def test_a_retrying_tool_honours_retry_after() -> None:
 
 
 async def test_the_policy_timeout_covers_all_retry_attempts() -> None:
+    """L27."""
     attempts, flaky = flaky_tool(100, RetryableError("busy"))
     wrapped = with_tool_retry(flaky, RetryPolicy(max_attempts=100, base_delay=0.02, jitter=0))
     agent = Agent(
@@ -343,6 +363,7 @@ async def test_the_policy_timeout_covers_all_retry_attempts() -> None:
 
 
 def test_zero_or_negative_attempts_is_an_error_not_a_silent_success() -> None:
+    """L32."""
     with pytest.raises(ValueError, match="max_attempts"):
         RetryPolicy(max_attempts=0)
     with pytest.raises(ValueError, match="max_attempts"):

@@ -35,6 +35,7 @@ async def test_each_run_continues_the_same_conversation() -> None:
 
 
 async def test_the_transcript_is_committed_when_a_run_fails() -> None:
+    """L10."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t")), tool_calls(tool_call("2", "t"))]),
         max_steps=2,
@@ -129,5 +130,6 @@ async def test_a_session_runs_one_task_at_a_time() -> None:
 
 
 def test_session_run_sync() -> None:
+    """L3."""
     session = Agent(ScriptedProvider([Message.assistant("yes")])).session()
     assert session.run_sync("sync?").output == "yes"

@@ -688,7 +688,7 @@ async def test_a_stream_broken_after_text_raises_incomplete_response_after_the_p
 
 
 async def test_a_broken_streams_partial_text_is_kept_in_the_result_and_the_transcript() -> None:
-    """B1: the error's result holds the partial text as output and as the last
+    """B1 and L37: the error's result holds the partial text as output and as the last
     assistant message, with stop reason `incomplete`."""
     session = Agent(ScriptedProvider([BrokenStream("The answer is", ConnectionError())])).session()
     with pytest.raises(IncompleteResponseError) as caught:

@@ -224,7 +224,7 @@ async def test_a_failing_sub_agent_is_an_error_result_and_the_parent_goes_on() -
 
 
 async def test_a_sub_agent_draws_on_the_parents_total_tool_call_budget() -> None:
-    """The parent's `max_calls` counts the calls of its sub-agents too."""
+    """L25: the parent's `max_calls` counts the calls of its sub-agents too."""
     sub = Agent(
         ScriptedProvider(
             [tool_calls(tool_call("n1", "note"), tool_call("n2", "note")), Message.assistant("ok")]

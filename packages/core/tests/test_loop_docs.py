@@ -1,0 +1,155 @@
+"""docs/loop.md is pinned: every rule is cited by a test, every citation names a rule,
+and the rules the existing tests did not already pin are pinned here."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import re
+from pathlib import Path
+
+from automata.core import Agent, Message, ToolLimits, ToolPolicy, as_tool, tool
+from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
+
+ROOT = Path(__file__).resolve().parents[3]
+DOC = ROOT / "docs" / "loop.md"
+STREAMING_DOC = ROOT / "docs" / "streaming.md"
+TESTS = Path(__file__).resolve().parent
+PINNING_FILES = sorted(TESTS.glob("test_*.py"))
+RULE = re.compile(r"\*\*([A-Z]\d+)\.\*\*")
+REFERENCE = re.compile(r"\*\*([A-Z]\d+)\*\*")
+CITATION = re.compile(r"\b(L\d+)\b")
+
+
+def documented_rules(doc: Path = DOC) -> list[str]:
+    return RULE.findall(doc.read_text(encoding="utf-8"))
+
+
+def cited_rules() -> dict[str, list[str]]:
+    """Rule tag -> the tests whose docstrings cite it."""
+    cited: dict[str, list[str]] = {}
+    for path in PINNING_FILES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+                "test_"
+            ):
+                for tag in CITATION.findall(ast.get_docstring(node) or ""):
+                    cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
+    return cited
+
+
+def streaming_citation_pattern() -> re.Pattern[str]:
+    """The pattern test_streaming_docs.py uses to find its citations, read from its
+    source so this check follows it if it changes."""
+    tree = ast.parse((TESTS / "test_streaming_docs.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "CITATION" for t in node.targets)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.args[0], ast.Constant)
+        ):
+            return re.compile(str(node.value.args[0].value))
+    raise AssertionError("test_streaming_docs.py defines no CITATION pattern")
+
+
+# -- the doc and its citations ----------------------------------------------------------
+
+
+def test_the_doc_states_its_rules_under_unique_tags_numbered_in_order() -> None:
+    rules = documented_rules()
+    assert len(rules) > 30
+    assert rules == [f"L{n}" for n in range(1, len(rules) + 1)]
+
+
+def test_every_rule_of_the_doc_is_pinned_by_a_test() -> None:
+    cited = cited_rules()
+    assert [rule for rule in documented_rules() if rule not in cited] == []
+
+
+def test_every_rule_a_test_cites_exists_in_the_doc() -> None:
+    documented = set(documented_rules())
+    stale = {tag: tests for tag, tests in cited_rules().items() if tag not in documented}
+    assert stale == {}
+
+
+def test_every_rule_the_doc_refers_to_exists() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert set(REFERENCE.findall(text)) <= set(documented_rules())
+
+
+def test_loop_and_streaming_tags_cannot_be_mistaken_for_each_other() -> None:
+    streaming = streaming_citation_pattern()
+    assert [tag for tag in documented_rules() if streaming.fullmatch(tag)] == []
+    assert [tag for tag in documented_rules(STREAMING_DOC) if CITATION.fullmatch(tag)] == []
+
+
+def test_the_doc_links_only_to_files_in_the_repository() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)\)", text)
+    paths = re.findall(r"`((?:packages|docs|extensions|examples)/[^`]*)`", text)
+    missing = [link for link in links if not (DOC.parent / link).exists()]
+    missing += [path for path in paths if not (ROOT / path).exists()]
+    assert missing == []
+
+
+# -- rules no other test pins -----------------------------------------------------------
+
+
+def delegating_parent(policy: ToolPolicy, worker: Agent, first_turn: Message) -> Agent:
+    """A parent under `policy` that can hand a task to `worker` as the tool `delegate`."""
+    parent = Agent(ScriptedProvider([first_turn, Message.assistant("ok")]), tool_policy=policy)
+    parent.add_tool(as_tool(worker, "delegate", "Hand the task to the worker."))
+    return parent
+
+
+async def test_a_parents_per_tool_budget_does_not_bind_its_sub_agents_calls() -> None:
+    """L26: the parent allows itself one `work` call; the worker it delegates to has a
+    tool of the same name and still makes both of its calls."""
+    worker_model = ScriptedProvider(
+        [tool_calls(tool_call("w1", "work"), tool_call("w2", "work")), Message.assistant("worked")]
+    )
+    worker = Agent(worker_model, name="worker")
+    worker.add_tool(tool(lambda: "worker work", name="work"))
+    parent = delegating_parent(
+        ToolPolicy(per_tool={"work": ToolLimits(max_calls=1)}),
+        worker,
+        tool_calls(
+            tool_call("p1", "delegate", task="x"), tool_call("p2", "work"), tool_call("p3", "work")
+        ),
+    )
+    parent.add_tool(tool(lambda: "parent work", name="work"))
+
+    result = await parent.run("go")
+    assert tool_results(worker_model.requests[1].messages) == [
+        ("w1", "worker work", False),
+        ("w2", "worker work", False),
+    ]
+    assert tool_results(result.messages) == [
+        ("p1", "worked", False),
+        ("p2", "parent work", False),
+        ("p3", 'denied: tool budget exhausted for "work": max calls 1', True),
+    ]
+
+
+async def test_a_parents_per_tool_timeout_does_not_cut_off_its_sub_agents_calls() -> None:
+    """L26: the parent gives its own `work` 0.05 s; the worker's `work`, which takes
+    longer, finishes under the worker's policy, which sets no timeout."""
+    worker_model = ScriptedProvider([tool_calls(tool_call("w1", "work")), Message.assistant("ok")])
+    worker = Agent(worker_model, name="worker")
+
+    @worker.tool
+    async def work() -> str:
+        await asyncio.sleep(0.2)
+        return "slow but done"
+
+    parent = delegating_parent(
+        ToolPolicy(per_tool={"work": ToolLimits(timeout=0.05)}),
+        worker,
+        tool_calls(tool_call("p1", "delegate", task="x")),
+    )
+
+    result = await parent.run("go")
+    assert tool_results(worker_model.requests[1].messages) == [("w1", "slow but done", False)]
+    assert tool_results(result.messages) == [("p1", "ok", False)]
