@@ -10,8 +10,8 @@ Every published workspace member (not under ``examples/`` and not marked
 ``Private :: Do Not Upload``) carries its own version and gets its own annotated tag,
 ``<dist>-v<version>``. A name owned on the package index by another project is never
 tagged (``scripts/_names.py``), and every built wheel and sdist is checked before the
-commit (``scripts/_artifacts.py``). See ``scripts/README.md`` for the step-by-step
-behaviour.
+commit (``scripts/_artifacts.py``); version arithmetic and the pyproject.toml text edits
+are in ``scripts/_edits.py``. See ``scripts/README.md`` for the step-by-step behaviour.
 
 Exit codes: 0 done, 1 a step failed (file edits rolled back where possible),
 2 refused before anything was changed.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -32,8 +31,18 @@ from pathlib import Path
 from typing import Any
 
 from _artifacts import read_wheel, sdist_problems, wheel_problems
+from _edits import (
+    check_target,
+    compatible_range,
+    next_version,
+    parse_requirement,
+    rewrite_requirement,
+    rewrite_version,
+    tag_name,
+    with_specifier,
+)
+from _errors import Refusal, StepFailed
 from _names import DEFAULT_INDEX_URL, INDEX_URL_ENV, NameReport, check_names
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -45,19 +54,6 @@ EXIT_REFUSED = 2
 DIST_PREFIX = "automata-ai-"
 PRIVATE_CLASSIFIER = "Private :: Do Not Upload"
 EXAMPLES_DIR = "examples"
-BUMPS = ("major", "minor", "patch")
-EXPLICIT_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-PROJECT_HEADER = re.compile(r"^\[project\][ \t]*(?:#.*)?$", re.MULTILINE)
-ANY_HEADER = re.compile(r"^\[", re.MULTILINE)
-VERSION_LINE = re.compile(r"^(version[ \t]*=[ \t]*)([\"'])([^\"'\n]*)\2", re.MULTILINE)
-
-
-class Refusal(Exception):
-    """A precondition does not hold; nothing has been changed."""
-
-
-class StepFailed(Exception):
-    """A release step failed after changes began."""
 
 
 # ---------------------------------------------------------------- data
@@ -183,11 +179,6 @@ def parse_args(argv: Sequence[str]) -> Options:
     )
 
 
-def check_target(target: str) -> None:
-    if target not in BUMPS and not EXPLICIT_VERSION.match(target):
-        raise Refusal(f"version {target!r}: expected major, minor, patch or X.Y.Z")
-
-
 def split_names(raw: str) -> tuple[str, ...]:
     names = tuple(part.strip() for part in raw.split(","))
     if not names or any(not name for name in names):
@@ -281,31 +272,6 @@ def select(members: Sequence[Member], names: Sequence[str] | None) -> list[Membe
 # ---------------------------------------------------------------- versions
 
 
-def next_version(current: Version, target: str) -> Version:
-    """The version `target` (a bump keyword or X.Y.Z) gives, starting from `current`."""
-    if EXPLICIT_VERSION.match(target):
-        return Version(target)
-    major, minor, patch = (*current.release, 0, 0)[:3]
-    if target == "major":
-        return Version(f"{major + 1}.0.0")
-    if target == "minor":
-        return Version(f"{major}.{minor + 1}.0")
-    if target == "patch":
-        return Version(f"{major}.{minor}.{patch + 1}")
-    raise Refusal(f"version {target!r}: expected major, minor, patch or X.Y.Z")
-
-
-def compatible_range(version: Version) -> str:
-    """The repo's range style: >=0.2,<0.3 before 1.0, then >=1.4,<2."""
-    major, minor = (*version.release, 0)[:2]
-    upper = f"0.{minor + 1}" if major == 0 else f"{major + 1}"
-    return f">={major}.{minor},<{upper}"
-
-
-def tag_name(dist: str, version: Version) -> str:
-    return f"{dist}-v{version}"
-
-
 def plan_versions(chosen: Sequence[Member], target: str) -> list[tuple[Member, Version]]:
     releases = [(member, next_version(member.version, target)) for member in chosen]
     stale = [f"{m.name} {m.version} -> {v}" for m, v in releases if v <= m.version]
@@ -315,23 +281,6 @@ def plan_versions(chosen: Sequence[Member], target: str) -> list[tuple[Member, V
 
 
 # ---------------------------------------------------------------- ranges
-
-
-def parse_requirement(text: str, where: str) -> Requirement:
-    try:
-        return Requirement(text)
-    except InvalidRequirement as exc:
-        raise Refusal(f"{where}: cannot parse requirement {text!r}: {exc}") from exc
-
-
-def with_specifier(requirement: str, name: str, specifier: str) -> str:
-    """`requirement` with its version specifier replaced, all else kept as written."""
-    name_pattern = r"[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", name))
-    pattern = rf"^(\s*{name_pattern}\s*(?:\[[^\]]*\]\s*)?)([^;@]*?)(\s*(?:;.*)?)$"
-    match = re.match(pattern, requirement, re.IGNORECASE | re.DOTALL)
-    if match is None:
-        raise Refusal(f"cannot rewrite requirement {requirement!r}")
-    return f"{match.group(1)}{specifier}{match.group(3)}"
 
 
 def plan_ranges(
@@ -367,35 +316,6 @@ def plan_ranges(
 
 
 # ---------------------------------------------------------------- text edits
-
-
-def project_table_span(text: str, where: str) -> tuple[int, int]:
-    header = PROJECT_HEADER.search(text)
-    if header is None:
-        raise Refusal(f"{where}: no [project] table")
-    following = ANY_HEADER.search(text, header.end())
-    return header.end(), following.start() if following else len(text)
-
-
-def rewrite_version(text: str, old: Version, new: Version, where: str) -> str:
-    start, end = project_table_span(text, where)
-    table = text[start:end]
-    matches = list(VERSION_LINE.finditer(table))
-    if len(matches) != 1 or matches[0].group(3) != str(old):
-        raise Refusal(f'{where}: expected one `version = "{old}"` line in [project]')
-    match = matches[0]
-    edited = f"{table[: match.start(3)]}{new}{table[match.end(3) :]}"
-    return text[:start] + edited + text[end:]
-
-
-def rewrite_requirement(text: str, old: str, new: str, where: str) -> str:
-    quoted = [f'"{old}"', f"'{old}'"]
-    hits = [q for q in quoted if q in text]
-    if not hits:
-        raise Refusal(f"{where}: requirement {old!r} is not written as a plain string")
-    for q in hits:
-        text = text.replace(q, q[0] + new + q[0])
-    return text
 
 
 def render_edits(plan: Plan) -> dict[Path, str]:
