@@ -83,6 +83,7 @@ def test_policy_is_frozen() -> None:
 
 
 def test_backoff_grows_exponentially_up_to_the_cap() -> None:
+    """L32."""
     delays = [NO_JITTER.backoff(n) for n in range(1, 7)]
     assert delays == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0]
 
@@ -92,6 +93,7 @@ def test_backoff_survives_huge_retry_numbers() -> None:
 
 
 def test_full_jitter_spans_zero_to_the_delay() -> None:
+    """L32."""
     policy = RetryPolicy(base_delay=4.0, max_delay=4.0, jitter=1.0)
     assert policy.backoff(1, random=lambda: 0.0) == 0.0
     assert policy.backoff(1, random=lambda: 0.5) == 2.0
@@ -104,6 +106,7 @@ def test_partial_jitter_keeps_a_floor() -> None:
 
 
 def test_only_retryable_provider_errors_and_the_retryable_marker_are_retryable() -> None:
+    """L32."""
     assert is_retryable(overloaded())
     assert is_retryable(RetryableError("flaky upstream"))
     assert not is_retryable(ProviderError("bad request", status=400))
