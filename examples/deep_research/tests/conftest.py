@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from deep_research import (
@@ -21,7 +21,8 @@ from deep_research import (
     research,
 )
 
-from automata.core import StreamAccumulator, StreamEvent
+from automata.core import ModelRequest, Provider, StreamAccumulator, StreamEvent
+from automata.core.testing import FunctionProvider, ScriptedProvider
 from automata.tavily import TavilySearch
 
 API_KEY = "tvly-test-key"
@@ -130,7 +131,23 @@ class Run:
     events: list[StreamEvent]
 
 
-Pipeline = Callable[..., Awaitable[Run]]
+def requests_to(provider: Provider) -> list[ModelRequest]:
+    """What a scripted model (the demo's, or a test's) was asked, in order."""
+    assert isinstance(provider, FunctionProvider | ScriptedProvider), provider
+    return provider.requests
+
+
+class Pipeline(Protocol):
+    """`await pipeline(topic, providers=, on_event=, accumulator=)`: one whole run."""
+
+    def __call__(
+        self,
+        topic: str = ...,
+        *,
+        providers: TeamProviders | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
+        accumulator: StreamAccumulator | None = None,
+    ) -> Coroutine[Any, Any, Run]: ...
 
 
 @pytest.fixture
