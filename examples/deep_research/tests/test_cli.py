@@ -172,6 +172,8 @@ def test_the_help_describes_base_url(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         parse_args(["--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "--base-url BASE_URL an OpenAI-compatible endpoint for the openai provider" in (
-        help_text
-    )
+    assert (
+        "--base-url URL an OpenAI-compatible endpoint for the openai provider, such as "
+        "http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI's API); without "
+        "--provider it chooses openai, which still needs OPENAI_API_KEY"
+    ) in help_text

@@ -55,11 +55,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--base-url",
+        metavar="URL",
         help="an OpenAI-compatible endpoint for the openai provider, such as "
-        "http://localhost:11434/v1 (implies --provider openai; OPENAI_API_KEY is still "
-        "required, any value for an endpoint that checks none)",
+        "http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI's API); "
+        "without --provider it chooses openai, which still needs OPENAI_API_KEY (any "
+        "value, for an endpoint that checks none)",
     )
-    parser.add_argument("--tavily-base-url", help="a server speaking Tavily's API")
+    parser.add_argument("--tavily-base-url", metavar="URL", help="a server speaking Tavily's API")
     parser.add_argument(
         "--fetch",
         action=argparse.BooleanOptionalAction,
