@@ -5,11 +5,12 @@
 
 Ctrl+C at any point after Python itself has started, while the modules load or while
 the team works, ends the program quietly with exit status 130. While the modules load,
-the signal raises `_Interrupted` rather than `KeyboardInterrupt`: CPython marks a
-`KeyboardInterrupt` raised inside some import-time code (dataclasses' generated
-methods) as unhandled even once it is caught, and then kills the process with SIGINT
-at exit instead of exiting with the status given. Once loaded, the usual handler is
-back, so `asyncio.run` turns Ctrl+C into a cancelled run and a `KeyboardInterrupt`.
+the signal raises `_Interrupted` rather than `KeyboardInterrupt`: under `python -m`,
+CPython records a `KeyboardInterrupt` raised inside code that `exec` runs from a
+string (dataclasses and namedtuple build their methods that way as modules load) as
+unhandled even once it is caught, and then ends the process with SIGINT instead of
+the exit status given. Once loaded, the usual handler is back, so `asyncio.run` turns
+Ctrl+C into a cancelled run and then a `KeyboardInterrupt`.
 """
 
 import signal
