@@ -14,6 +14,12 @@ from deep_research.config import ConfigError, pick_provider
 
 from .conftest import RefusingModelServer, SearchServer
 
+MISSING_BOTH = (
+    "deep_research: missing OPENAI_API_KEY (for --provider openai) and TAVILY_API_KEY "
+    "(for --search tavily); set them in the environment, or use --provider demo "
+    "--search demo to run without them\n"
+)
+
 
 def clean_environment() -> dict[str, str]:
     """This process's environment without any key, endpoint or provider choice."""
@@ -104,11 +110,12 @@ def test_every_missing_key_is_reported_at_once_with_no_traceback() -> None:
     )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr == (
-        "deep_research: missing OPENAI_API_KEY (for --provider openai) and TAVILY_API_KEY "
-        "(for --search tavily); set them in the environment, or use --provider demo "
-        "--search demo to run without them\n"
-    )
+    assert done.stderr == MISSING_BOTH
+
+
+def test_the_readme_quotes_the_missing_keys_message() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"```text\n{MISSING_BOTH}```" in readme
 
 
 def test_keys_are_checked_before_any_search_is_made(
