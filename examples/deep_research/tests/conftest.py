@@ -1,16 +1,17 @@
 """Fixtures: a local search server speaking Tavily's `/search` API (`search_server`),
-and `pipeline`, which runs the whole research pipeline against it with the demo's
-scripted models and the real `TavilySearch` client."""
+an OpenAI-compatible endpoint that refuses every request (`model_server`), and
+`pipeline`, which runs the whole research pipeline against the search server with
+the demo's scripted models and the real `TavilySearch` client."""
 
 from __future__ import annotations
 
 import json
 import re
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from deep_research import (
@@ -21,7 +22,8 @@ from deep_research import (
     research,
 )
 
-from automata.core import StreamAccumulator, StreamEvent
+from automata.core import ModelRequest, Provider, StreamAccumulator, StreamEvent
+from automata.core.testing import FunctionProvider, ScriptedProvider
 from automata.tavily import TavilySearch
 
 API_KEY = "tvly-test-key"
@@ -49,23 +51,22 @@ def sources_for(query: str) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class SearchRequest:
+class JSONRequest:
     path: str
     authorization: str
     body: dict[str, Any]
 
 
 @dataclass
-class SearchServer:
-    """Answers POST /search like Tavily: results for the query, or `status` with an
-    error body when `status` is not 200."""
+class JSONServer:
+    """A threaded HTTP server on loopback answering each JSON POST with `answer`, and
+    recording what it received."""
 
-    api_key = API_KEY
-    sources_for = staticmethod(sources_for)
-
-    status: int = 200
-    received: list[SearchRequest] = field(default_factory=list)
+    received: list[JSONRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
 
     def start(self) -> None:
         outer = self
@@ -78,16 +79,11 @@ class SearchServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with outer.lock:
                     outer.received.append(
-                        SearchRequest(self.path, self.headers.get("Authorization", ""), body)
+                        JSONRequest(self.path, self.headers.get("Authorization", ""), body)
                     )
-                if outer.status == 200:
-                    query = str(body.get("query", ""))
-                    results = sources_for(query)[: int(body.get("max_results", 5))]
-                    reply: dict[str, Any] = {"query": query, "results": results}
-                else:
-                    reply = {"detail": {"error": "Unauthorized: missing or invalid API key."}}
+                status, reply = outer.answer(body)
                 data = json.dumps(reply).encode()
-                self.send_response(outer.status)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -112,6 +108,47 @@ class SearchServer:
         self.httpd.server_close()
 
 
+@dataclass
+class SearchServer(JSONServer):
+    """Answers POST /search like Tavily: results for the query, or `status` with an
+    error body when `status` is not 200."""
+
+    api_key = API_KEY
+    sources_for = staticmethod(sources_for)
+
+    status: int = 200
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.status != 200:
+            return self.status, {"detail": {"error": "Unauthorized: missing or invalid API key."}}
+        query = str(body.get("query", ""))
+        results = sources_for(query)[: int(body.get("max_results", 5))]
+        return 200, {"query": query, "results": results}
+
+
+@dataclass
+class RefusingModelServer(JSONServer):
+    """An OpenAI-compatible endpoint that refuses every request as OpenAI refuses a
+    wrong key (HTTP 401 with OpenAI's error body), so a test sees where requests go."""
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        error = {
+            "message": "Incorrect API key provided.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_api_key",
+        }
+        return 401, {"error": error}
+
+
+@pytest.fixture
+def model_server() -> Iterator[RefusingModelServer]:
+    server = RefusingModelServer()
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def search_server() -> Iterator[SearchServer]:
     server = SearchServer()
@@ -130,7 +167,23 @@ class Run:
     events: list[StreamEvent]
 
 
-Pipeline = Callable[..., Awaitable[Run]]
+def requests_to(provider: Provider) -> list[ModelRequest]:
+    """What a scripted model (the demo's, or a test's) was asked, in order."""
+    assert isinstance(provider, FunctionProvider | ScriptedProvider), provider
+    return provider.requests
+
+
+class Pipeline(Protocol):
+    """`await pipeline(topic, providers=, on_event=, accumulator=)`: one whole run."""
+
+    def __call__(
+        self,
+        topic: str = ...,
+        *,
+        providers: TeamProviders | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
+        accumulator: StreamAccumulator | None = None,
+    ) -> Coroutine[Any, Any, Run]: ...
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ log writes one line per call, result and turn."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from deep_research import LiveDashboard, PlainLog, render_dashboard
 from deep_research.ui import lane_status
@@ -22,16 +23,25 @@ from automata.core import (
     UsageEvent,
 )
 
+from .conftest import Pipeline
+
 TOPIC = "urban heat islands"
 
 
-def draw(accumulator: StreamAccumulator, *, width: int = 140, **options) -> str:
-    console = Console(file=io.StringIO(), width=width, color_system=None)
-    console.print(render_dashboard(accumulator, topic=TOPIC, **options))
-    return console.file.getvalue()
+def draw(
+    accumulator: StreamAccumulator,
+    *,
+    width: int = 140,
+    finished: bool = False,
+    elapsed: float | None = None,
+) -> str:
+    screen = io.StringIO()
+    console = Console(file=screen, width=width, color_system=None)
+    console.print(render_dashboard(accumulator, topic=TOPIC, finished=finished, elapsed=elapsed))
+    return screen.getvalue()
 
 
-def call(call_id: str, name: str, **arguments) -> ToolUseBlock:
+def call(call_id: str, name: str, **arguments: Any) -> ToolUseBlock:
     return ToolUseBlock(id=call_id, name=name, input=arguments)
 
 
@@ -67,7 +77,9 @@ PLAN = call(
 )
 
 
-async def test_the_dashboard_shows_every_lane_with_its_tool_calls_and_tokens(pipeline):
+async def test_the_dashboard_shows_every_lane_with_its_tool_calls_and_tokens(
+    pipeline: Pipeline,
+) -> None:
     run = await pipeline(TOPIC)
     frame = draw(run.accumulator, finished=True)
     for view in run.accumulator.views():
@@ -86,7 +98,7 @@ async def test_the_dashboard_shows_every_lane_with_its_tool_calls_and_tokens(pip
     )
 
 
-def test_the_dashboard_shows_the_plan_once_it_is_accepted():
+def test_the_dashboard_shows_the_plan_once_it_is_accepted() -> None:
     accumulator = StreamAccumulator()
     accumulator.add(announce(PLAN, "orchestrator", "run_1"))
     assert "Planning…" in draw(accumulator)
@@ -96,7 +108,7 @@ def test_the_dashboard_shows_the_plan_once_it_is_accepted():
     assert "✓ plan Cities and heat" in frame
 
 
-def test_a_call_without_a_result_is_shown_running_and_its_lane_working():
+def test_a_call_without_a_result_is_shown_running_and_its_lane_working() -> None:
     accumulator = StreamAccumulator()
     search = call("call_s1", "web_search", query="albedo of roofs")
     accumulator.add(announce(search, "researcher", "call_r1", depth=1))
@@ -105,7 +117,7 @@ def test_a_call_without_a_result_is_shown_running_and_its_lane_working():
     assert "└ ● researcher" in frame
 
 
-def test_a_failed_call_shows_its_error():
+def test_a_failed_call_shows_its_error() -> None:
     accumulator = StreamAccumulator()
     search = call("call_s1", "web_search", query="albedo of roofs")
     accumulator.add(announce(search, "researcher", "call_r1", depth=1))
@@ -115,7 +127,7 @@ def test_a_failed_call_shows_its_error():
     assert "✗ web_search albedo of roofs (search failed: quota)" in draw(accumulator)
 
 
-def test_a_sub_agent_lane_is_done_once_its_parents_call_for_it_has_a_result():
+def test_a_sub_agent_lane_is_done_once_its_parents_call_for_it_has_a_result() -> None:
     accumulator = StreamAccumulator()
     delegate = call("call_r1", "researcher", question="Why are cities hotter?")
     accumulator.add(announce(delegate, "orchestrator", "run_1"))
@@ -129,7 +141,7 @@ def test_a_sub_agent_lane_is_done_once_its_parents_call_for_it_has_a_result():
     assert lane_status(views[0], views, finished=True) == "done"
 
 
-def test_the_latest_column_keeps_the_end_of_a_long_line():
+def test_the_latest_column_keeps_the_end_of_a_long_line() -> None:
     accumulator = StreamAccumulator()
     words = " ".join(f"word{n}" for n in range(60))
     accumulator.add(TextEvent(agent="writer", invocation_id="call_w", depth=1, text=words))
@@ -138,12 +150,15 @@ def test_the_latest_column_keeps_the_end_of_a_long_line():
     assert "word0 " not in frame
 
 
-async def test_the_live_view_draws_a_frame_per_event_and_leaves_the_last_on_screen(pipeline):
-    console = Console(file=io.StringIO(), width=140, force_terminal=True, color_system=None)
+async def test_the_live_view_draws_a_frame_per_event_and_leaves_the_last_on_screen(
+    pipeline: Pipeline,
+) -> None:
+    screen = io.StringIO()
+    console = Console(file=screen, width=140, force_terminal=True, color_system=None)
     accumulator = StreamAccumulator()
     with LiveDashboard(accumulator, topic=TOPIC, console=console, auto_refresh=False) as dashboard:
         run = await pipeline(TOPIC, accumulator=accumulator, on_event=dashboard.on_event)
-    output = console.file.getvalue()
+    output = screen.getvalue()
     frames = output.count(f"Deep research: {TOPIC}")
     assert frames >= len(run.events) + 1
     last = output.rsplit(f"Deep research: {TOPIC}", 1)[1]
@@ -152,7 +167,7 @@ async def test_the_live_view_draws_a_frame_per_event_and_leaves_the_last_on_scre
     assert last.count("└ ✓ researcher") == 3
 
 
-def test_the_plain_log_writes_one_line_per_call_result_and_turn():
+def test_the_plain_log_writes_one_line_per_call_result_and_turn() -> None:
     stream = io.StringIO()
     log = PlainLog(stream)
     search = call("call_s1", "web_search", query="albedo of roofs")

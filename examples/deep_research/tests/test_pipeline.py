@@ -14,12 +14,14 @@ from automata.core import (
 )
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 
+from .conftest import Pipeline, SearchServer, requests_to
+
 TOPIC = "urban heat islands"
 
 
 async def test_the_report_is_the_writers_answer_built_from_the_searched_sources(
-    pipeline, search_server
-):
+    pipeline: Pipeline, search_server: SearchServer
+) -> None:
     run = await pipeline(TOPIC)
     report = run.outcome.report
     assert report.startswith(f"# Research brief: {TOPIC}\n")
@@ -31,24 +33,26 @@ async def test_the_report_is_the_writers_answer_built_from_the_searched_sources(
     assert run.outcome.closing.startswith(f"The report on {TOPIC} is ready.")
 
 
-async def test_the_plan_is_the_orchestrators_typed_output(pipeline):
+async def test_the_plan_is_the_orchestrators_typed_output(pipeline: Pipeline) -> None:
     run = await pipeline(TOPIC)
     assert isinstance(run.outcome.plan, ResearchPlan)
     assert run.outcome.plan.title == f"Research brief: {TOPIC}"
     assert len(run.outcome.plan.questions) == 3
-    first_request = run.providers.orchestrator.requests[0]
+    first_request = requests_to(run.providers.orchestrator)[0]
     assert STRUCTURED_OUTPUT_TOOL in [spec.name for spec in first_request.tools]
 
 
-async def test_planning_is_one_turn_made_to_answer_through_the_typed_output_tool(pipeline):
+async def test_planning_is_one_turn_made_to_answer_through_the_typed_output_tool(
+    pipeline: Pipeline,
+) -> None:
     run = await pipeline(TOPIC)
-    planning, delegating = run.providers.orchestrator.requests[:2]
+    planning, delegating = requests_to(run.providers.orchestrator)[:2]
     assert planning.options.tool_choice == STRUCTURED_OUTPUT_TOOL
     assert delegating.options.tool_choice is None
     assert len(run.accumulator.views()[0].tool_calls) == 1
 
 
-async def test_each_question_is_researched_in_its_own_lane(pipeline):
+async def test_each_question_is_researched_in_its_own_lane(pipeline: Pipeline) -> None:
     run = await pipeline(TOPIC)
     orchestrator_calls = [
         call
@@ -63,7 +67,9 @@ async def test_each_question_is_researched_in_its_own_lane(pipeline):
     assert asked == run.outcome.plan.questions
 
 
-async def test_researcher_lanes_hold_their_web_search_calls_and_results(pipeline, search_server):
+async def test_researcher_lanes_hold_their_web_search_calls_and_results(
+    pipeline: Pipeline, search_server: SearchServer
+) -> None:
     run = await pipeline(TOPIC)
     for lane, question in zip(
         run.accumulator.views_for("researcher"), run.outcome.plan.questions, strict=True
@@ -78,7 +84,7 @@ async def test_researcher_lanes_hold_their_web_search_calls_and_results(pipeline
             assert source["url"] in search.result
 
 
-async def test_every_lane_reports_its_own_token_usage(pipeline):
+async def test_every_lane_reports_its_own_token_usage(pipeline: Pipeline) -> None:
     run = await pipeline(TOPIC)
     views = run.accumulator.views()
     assert [view.agent for view in views] == [
@@ -94,7 +100,9 @@ async def test_every_lane_reports_its_own_token_usage(pipeline):
     assert run.accumulator.totals() == lane_sum == run.outcome.usage
 
 
-async def test_searches_reach_the_search_server_with_the_api_key(pipeline, search_server):
+async def test_searches_reach_the_search_server_with_the_api_key(
+    pipeline: Pipeline, search_server: SearchServer
+) -> None:
     run = await pipeline(TOPIC)
     assert sorted(request.body["query"] for request in search_server.received) == sorted(
         run.outcome.plan.questions
@@ -104,11 +112,11 @@ async def test_searches_reach_the_search_server_with_the_api_key(pipeline, searc
         assert request.authorization == f"Bearer {search_server.api_key}"
 
 
-async def test_researchers_read_their_assignment_as_words_not_json(pipeline):
+async def test_researchers_read_their_assignment_as_words_not_json(pipeline: Pipeline) -> None:
     run = await pipeline(TOPIC)
     tasks = sorted(
         next(m.text for m in request.messages if m.role == "user")
-        for request in run.providers.researcher.requests
+        for request in requests_to(run.providers.researcher)
         if request.messages[-1].role == "user"
     )
     assert tasks == sorted(
@@ -117,9 +125,11 @@ async def test_researchers_read_their_assignment_as_words_not_json(pipeline):
     )
 
 
-async def test_the_writer_receives_every_question_with_its_notes(pipeline, search_server):
+async def test_the_writer_receives_every_question_with_its_notes(
+    pipeline: Pipeline, search_server: SearchServer
+) -> None:
     run = await pipeline(TOPIC)
-    (request,) = run.providers.writer.requests
+    (request,) = requests_to(run.providers.writer)
     task = request.messages[-1].text
     assert task.startswith(f"Write a report titled: Research brief: {TOPIC}\n")
     for question in run.outcome.plan.questions:
@@ -129,8 +139,8 @@ async def test_the_writer_receives_every_question_with_its_notes(pipeline, searc
 
 
 async def test_a_failing_search_reaches_the_researcher_as_an_error_and_the_run_still_reports(
-    pipeline, search_server
-):
+    pipeline: Pipeline, search_server: SearchServer
+) -> None:
     search_server.status = 401
     run = await pipeline(TOPIC)
     for lane in run.accumulator.views_for("researcher"):
@@ -142,7 +152,9 @@ async def test_a_failing_search_reaches_the_researcher_as_an_error_and_the_run_s
     assert "No sources could be found" in run.outcome.report
 
 
-async def test_without_a_writer_call_the_orchestrators_answer_is_the_report(pipeline):
+async def test_without_a_writer_call_the_orchestrators_answer_is_the_report(
+    pipeline: Pipeline,
+) -> None:
     plan = tool_call(
         "call_plan", STRUCTURED_OUTPUT_TOOL, title="Short answer", questions=["Why is it hot?"]
     )
@@ -157,7 +169,7 @@ async def test_without_a_writer_call_the_orchestrators_answer_is_the_report(pipe
     assert run.accumulator.views_for("writer") == []
 
 
-def test_writer_report_is_the_last_successful_writer_result():
+def test_writer_report_is_the_last_successful_writer_result() -> None:
     def writer_turn(call_id: str) -> Message:
         return Message.assistant([ToolUseBlock(id=call_id, name="writer", input={})])
 

@@ -61,7 +61,8 @@ class Frame:
 
 async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
     """Parse a `text/event-stream` body the way a browser's EventSource does."""
-    event, data = "message", []
+    event = "message"
+    data: list[str] = []
     async for line in response.aiter_lines():
         if line == "":
             if data:

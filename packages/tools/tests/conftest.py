@@ -6,11 +6,11 @@ import shutil
 import ssl
 import subprocess
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -163,14 +163,17 @@ def tls_server(certificates: Certificates) -> Iterator[LocalServer]:
     local.stop()
 
 
-Invoke = Callable[..., Awaitable[ToolResult]]
+class Invoke(Protocol):
+    """`await invoke(tool, **arguments)`: the tool's result, as the loop would get it."""
+
+    def __call__(self, tool: Tool, /, **arguments: Any) -> Coroutine[Any, Any, ToolResult]: ...
 
 
 @pytest.fixture
 def invoke() -> Invoke:
     """Call a tool the way the agent loop does: raw JSON arguments plus a context."""
 
-    async def call(tool: Tool, **arguments: Any) -> ToolResult:
+    async def call(tool: Tool, /, **arguments: Any) -> ToolResult:
         context = ToolContext(
             call=ToolUseBlock(id="call-1", name=tool.name, input=arguments),
             agent="test",

@@ -44,7 +44,7 @@ from automata.tools import AddressPolicy, Category, categorize, parse_ip_literal
         ("2002:7f00:1::", Category.LOOPBACK),  # 6to4 of 127.0.0.1
     ],
 )
-def test_non_public_addresses_are_categorized(address, category):
+def test_non_public_addresses_are_categorized(address: str, category: Category) -> None:
     assert categorize(ipaddress.ip_address(address)) is category
 
 
@@ -59,7 +59,7 @@ def test_non_public_addresses_are_categorized(address, category):
         "64:ff9b::808:808",
     ],
 )
-def test_public_addresses_have_no_category(address):
+def test_public_addresses_have_no_category(address: str) -> None:
     assert categorize(ipaddress.ip_address(address)) is None
 
 
@@ -79,18 +79,18 @@ def test_public_addresses_have_no_category(address):
         ("0", "0.0.0.0"),
     ],
 )
-def test_every_spelling_of_an_address_is_read_as_that_address(host, address):
+def test_every_spelling_of_an_address_is_read_as_that_address(host: str, address: str) -> None:
     assert parse_ip_literal(host) == ipaddress.ip_address(address)
 
 
 @pytest.mark.parametrize(
     "host", ["example.com", "deadbeef", "cafe.be", "1.2.3.4.5", "1e3", "localhost"]
 )
-def test_names_are_not_read_as_addresses(host):
+def test_names_are_not_read_as_addresses(host: str) -> None:
     assert parse_ip_literal(host) is None
 
 
-def test_allow_private_opens_loopback_private_and_link_local_only():
+def test_allow_private_opens_loopback_private_and_link_local_only() -> None:
     policy = AddressPolicy.build(allow_private=True)
     for address in ("127.0.0.1", "10.0.0.1", "169.254.3.3", "::1", "fd00::1"):
         assert policy.refusal("h", ipaddress.ip_address(address)) is None
@@ -98,24 +98,24 @@ def test_allow_private_opens_loopback_private_and_link_local_only():
         assert policy.refusal("h", ipaddress.ip_address(address)) is not None
 
 
-def test_an_allowed_network_covers_its_ipv4_mapped_form():
+def test_an_allowed_network_covers_its_ipv4_mapped_form() -> None:
     policy = AddressPolicy.build(allowed_hosts=["127.0.0.1"])
     assert policy.refusal("h", ipaddress.ip_address("::ffff:127.0.0.1")) is None
 
 
-def test_an_allowed_network_can_open_metadata_deliberately():
+def test_an_allowed_network_can_open_metadata_deliberately() -> None:
     policy = AddressPolicy.build(allowed_hosts=["169.254.169.254/32"])
     assert policy.refusal("h", ipaddress.ip_address("169.254.169.254")) is None
 
 
-def test_allowed_host_names_match_case_and_trailing_dot_insensitively():
+def test_allowed_host_names_match_case_and_trailing_dot_insensitively() -> None:
     policy = AddressPolicy.build(allowed_hosts=["Wiki.Test."])
     assert policy.trusts_host("wiki.test")
     assert policy.trusts_host("WIKI.TEST.")
     assert not policy.trusts_host("wiki.test.evil")
 
 
-def test_a_single_string_for_allowed_hosts_is_rejected():
+def test_a_single_string_for_allowed_hosts_is_rejected() -> None:
     with pytest.raises(TypeError):
         AddressPolicy.build(allowed_hosts="wiki.test")
 
@@ -124,12 +124,16 @@ ipv4 = st.integers(min_value=0, max_value=2**32 - 1).map(ipaddress.IPv4Address)
 
 
 @given(ipv4)
-def test_an_ipv4_mapped_address_is_judged_as_its_ipv4_address(address):
+def test_an_ipv4_mapped_address_is_judged_as_its_ipv4_address(
+    address: ipaddress.IPv4Address,
+) -> None:
     mapped = ipaddress.IPv6Address(f"::ffff:{address}")
     assert categorize(mapped) is categorize(address)
 
 
 @given(ipv4)
-def test_decimal_and_hex_spellings_read_as_the_same_address(address):
+def test_decimal_and_hex_spellings_read_as_the_same_address(
+    address: ipaddress.IPv4Address,
+) -> None:
     assert parse_ip_literal(str(int(address))) == address
     assert parse_ip_literal(hex(int(address))) == address
