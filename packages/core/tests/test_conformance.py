@@ -52,6 +52,11 @@ SCENARIO = ConformanceScenario(
 class GoodProvider:
     """Suspends like a network call would, streams its reply in pieces."""
 
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         await asyncio.sleep(0.001)
         return ModelResponse(REPLY, StopReason.TOOL_USE, USAGE, "tool_use")

@@ -90,6 +90,11 @@ def turn(
 class DeltaProvider:
     """A streaming provider that delivers each scripted turn delta by delta."""
 
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
     def __init__(self, *turns: Turn) -> None:
         self._turns = list(turns)
         self.requests: list[ModelRequest] = []
@@ -108,6 +113,11 @@ class DeltaProvider:
 
 class CompleteOnlyProvider:
     """A provider with no stream API at all."""
+
+    provider_name = "test"
+    model = None
+    supports_streaming = False
+    supports_native_output = False
 
     def __init__(self, *replies: Message) -> None:
         self._inner = ScriptedProvider(replies)

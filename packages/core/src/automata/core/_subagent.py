@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from automata.core._blocks import Message
 from automata.core._errors import ToolDefinitionError
-from automata.core._loop import RunScope
 from automata.core._runner import execute_run
 from automata.core._schema import model_schema
 from automata.core._tools import (
@@ -62,12 +61,11 @@ class SubAgentTool(Generic[P]):
         except ValidationError as exc:
             raise InvalidToolArguments(format_validation_error(exc)) from None
         task = Message.user(self.render(params))
-        parent = context.scope if isinstance(context.scope, RunScope) else RunScope()
         result = await execute_run(
-            self.agent.plan(name=self.name),
-            self.agent.start_transcript(),
+            self.agent._plan(name=self.name),
+            self.agent._start_transcript(),
             task,
-            scope=parent,
+            scope=context.scope,
             invocation_id=context.call.id,
             depth=context.depth + 1,
         )
