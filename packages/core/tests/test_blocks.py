@@ -137,9 +137,11 @@ def test_raw_block_reports_the_providers_own_type() -> None:
 def test_messages_and_blocks_are_frozen() -> None:
     message = Message.user("hi")
     with pytest.raises(ValidationError):
-        message.role = "assistant"  # type: ignore[misc]
+        message.role = "assistant"
+    block = message.content[0]
+    assert isinstance(block, TextBlock)
     with pytest.raises(ValidationError):
-        message.content[0].text = "changed"  # type: ignore[union-attr]
+        block.text = "changed"
 
 
 def test_message_text_joins_text_blocks_and_tool_calls_keep_model_order() -> None:

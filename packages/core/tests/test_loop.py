@@ -22,6 +22,7 @@ from automata.core import (
     ProviderError,
     ProviderStreamItem,
     StopReason,
+    Task,
     TextBlock,
     ToolBatchAbortedError,
     ToolPolicy,
@@ -544,9 +545,9 @@ async def test_a_per_run_max_steps_applies_to_that_run_only() -> None:
     ["hello", [TextBlock(text="hello")], Message.user("hello")],
     ids=["str", "blocks", "message"],
 )
-async def test_a_task_is_text_blocks_or_a_user_message(task: object) -> None:
+async def test_a_task_is_text_blocks_or_a_user_message(task: Task) -> None:
     provider = ScriptedProvider([Message.assistant("hi")])
-    await Agent(provider).run(task)  # type: ignore[arg-type]
+    await Agent(provider).run(task)
     assert provider.requests[0].messages[-1] == Message.user("hello")
 
 

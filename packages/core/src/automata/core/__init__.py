@@ -4,7 +4,7 @@ Blocks and messages, tools, providers, the agent loop, sessions, streaming and t
 stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
-from importlib.metadata import PackageNotFoundError
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
 from importlib.metadata import version as _version
 
 from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
@@ -87,7 +87,7 @@ from automata.core._usage import Usage
 try:
     __version__ = _version("automata-ai-core")
     """The installed distribution's version (`automata-ai-core`)."""
-except PackageNotFoundError:  # imported from a source tree that was never installed
+except _PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
 __all__ = [

@@ -55,7 +55,7 @@ def _check_provider(provider: object) -> None:
     if not callable(getattr(provider, "complete", None)):
         raise ArgumentTypeError(
             f"Agent() needs a provider (an object with an async `complete` method), "
-            f"got a {type(provider).__name__}; {hint}"
+            f"got an object of type {type(provider).__name__}; {hint}"
         )
     missing = [name for name in _PROVIDER_FACTS if not hasattr(provider, name)]
     if missing:
