@@ -109,6 +109,7 @@ def test_a_sub_agent_tool_needs_an_agent(make: Callable[..., Any]) -> None:
 # -- run_sync where an event loop runs ----------------------------------------------
 
 
+@pytest.mark.filterwarnings("error")
 async def test_agent_run_sync_inside_a_running_loop_says_to_await_run() -> None:
     provider = ScriptedProvider(["never"])
     with warnings.catch_warnings(record=True) as caught_warnings:
@@ -124,6 +125,7 @@ async def test_agent_run_sync_inside_a_running_loop_says_to_await_run() -> None:
     assert provider.requests == []
 
 
+@pytest.mark.filterwarnings("error")
 async def test_session_run_sync_inside_a_running_loop_says_to_await_run() -> None:
     session = Agent(ScriptedProvider(["never"])).session()
     with warnings.catch_warnings(record=True) as caught_warnings:
