@@ -95,12 +95,18 @@ def test_a_provider_that_does_not_declare_what_it_advertises_is_refused() -> Non
 
 
 @pytest.mark.parametrize("make", [as_tool, as_tool_func])
-def test_a_sub_agent_tool_needs_an_agent(make: Callable[..., Any]) -> None:
+@pytest.mark.parametrize(
+    ("agent", "described"),
+    [("nope", "the string 'nope'"), (None, "None"), (Opaque(), "an object of type Opaque")],
+)
+def test_a_sub_agent_tool_needs_an_agent(
+    make: Callable[..., Any], agent: object, described: str
+) -> None:
     with pytest.raises(ToolDefinitionError) as caught:
-        make("nope", "researcher", "Research a topic.")
+        make(agent, "researcher", "Research a topic.")
     name = make.__name__
     assert str(caught.value) == (
-        f"{name}() needs an Agent as its first argument, got the string 'nope'; pass the "
+        f"{name}() needs an Agent as its first argument, got {described}; pass the "
         f'agent the tool should run, e.g. {name}(Agent(provider), "researcher", '
         '"Research a topic.")'
     )
@@ -175,7 +181,14 @@ def test_an_unknown_run_sync_keyword_names_run_sync() -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "described"), [(None, "None"), (42, "a int"), ({"text": "hi"}, "a dict")]
+    ("task", "described"),
+    [
+        (None, "None"),
+        (42, "an int"),
+        ({"text": "hi"}, "a dict"),
+        (b"hi", "a bytes"),
+        (["hi"], "a list holding the string 'hi'"),
+    ],
 )
 async def test_a_task_that_is_not_text_blocks_or_a_message_is_refused(
     task: object, described: str

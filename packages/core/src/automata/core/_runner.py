@@ -9,7 +9,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from automata.core._blocks import Block, Message, ToolResultBlock, ToolUseBlock
+from automata.core._blocks import (
+    Block,
+    ImageBlock,
+    Message,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from automata.core._errors import (
     ArgumentTypeError,
     HookError,
@@ -95,7 +104,13 @@ def task_message(task: object, method: str) -> Message:
         message = task
     elif isinstance(task, str):
         message = Message.user(task)
-    elif isinstance(task, Sequence):
+    elif isinstance(task, Sequence) and not isinstance(task, bytes | bytearray):
+        strays = [item for item in task if not isinstance(item, _BLOCK_TYPES)]
+        if strays:
+            raise ArgumentTypeError(
+                f"{method}() needs a task: a string, a list of blocks or a user Message, "
+                f"got a {type(task).__name__} holding {_described(strays[0])}"
+            )
         message = Message(role="user", content=tuple(task))
     else:
         raise ArgumentTypeError(
@@ -111,12 +126,16 @@ def task_message(task: object, method: str) -> Message:
     return message
 
 
+_BLOCK_TYPES = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, ImageBlock, RawBlock)
+
+
 def _described(value: object) -> str:
     if value is None:
         return "None"
     if isinstance(value, str):
         return f"the string {value!r}"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
 def check_transcript(messages: Sequence[Message]) -> list[Message]:

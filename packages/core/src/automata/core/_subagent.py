@@ -137,7 +137,10 @@ def _sub_agent_tool(
     render: Callable[[Any], str],
 ) -> SubAgentTool[Any]:
     if not isinstance(agent, Agent):
-        got = f"the string {agent!r}" if isinstance(agent, str) else type(agent).__name__
+        if agent is None or isinstance(agent, str):
+            got = "None" if agent is None else f"the string {agent!r}"
+        else:
+            got = f"an object of type {type(agent).__name__}"
         raise ToolDefinitionError(
             f"{function}() needs an Agent as its first argument, got {got}; "
             f"pass the agent the tool should run, e.g. {function}(Agent(provider), "
