@@ -156,3 +156,9 @@ def test_the_version_is_the_installed_distributions() -> None:
     from importlib.metadata import version
 
     assert automata.core.__version__ == version("automata-ai-core")
+
+
+def test_a_distribution_that_is_not_installed_has_the_unknown_version() -> None:
+    from automata.core._version import installed_version
+
+    assert installed_version("automata-ai-no-such-distribution") == "0+unknown"

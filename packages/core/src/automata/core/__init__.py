@@ -4,9 +4,6 @@ Blocks and messages, tools, providers, the agent loop, sessions, streaming and t
 stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
-
 from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
 from automata.core._agent import Agent
 from automata.core._approval import Approval, Approver
@@ -83,12 +80,10 @@ from automata.core._tools import (
     tool,
 )
 from automata.core._usage import Usage
+from automata.core._version import installed_version as _installed_version
 
-try:
-    __version__ = _version("automata-ai-core")
-    """The installed distribution's version (`automata-ai-core`)."""
-except _PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "0+unknown"
+__version__ = _installed_version("automata-ai-core")
+"""The installed version of `automata-ai-core` ("0+unknown" from a source tree)."""
 
 __all__ = [
     "STRUCTURED_OUTPUT_TOOL",
