@@ -1,4 +1,4 @@
-"""The agent loop's rules (DESIGN.md section 4), one behaviour per test."""
+"""The agent loop's rules (docs/loop.md), one behaviour per test."""
 
 from __future__ import annotations
 

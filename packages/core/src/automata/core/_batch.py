@@ -3,7 +3,7 @@
 Every call of a batch gets exactly one result, committed in the model's order as one
 tool message, whatever happens: unknown tools, budget refusals, approvals, timeouts,
 errors, an aborted batch or a cancelled run. Result events are emitted as calls
-finish (completion order); the error strings are those of DESIGN.md section 4.
+finish (completion order); the error strings are those of docs/loop.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 One run appends to the transcript it is given as it goes, so whatever happened is
 committed even when the run fails; every tool call in it has a result. The rules this
-module implements are listed in DESIGN.md section 4 and docs/streaming.md.
+module implements are listed in docs/loop.md and docs/streaming.md.
 """
 
 from __future__ import annotations
