@@ -355,6 +355,11 @@ class ManyDeltas:
     """A streaming provider whose first turn is `count` small deltas and a sub-agent
     call, and whose second turn answers."""
 
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
     def __init__(self, count: int, prefix: str, call: str | None = None) -> None:
         self.count, self.prefix, self.call = count, prefix, call
         self.turn = 0

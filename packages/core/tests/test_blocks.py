@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from automata.core import (
+    TRANSCRIPT_VERSION,
+    Block,
     ImageBlock,
     Message,
     RawBlock,
@@ -18,6 +20,7 @@ from automata.core import (
     ToolResultBlock,
     ToolUseBlock,
     TranscriptError,
+    TranscriptVersionError,
     Usage,
     dump_messages,
     load_messages,
@@ -99,16 +102,16 @@ def test_any_transcript_round_trips_exactly_through_json(transcript: list[Messag
     ],
     ids=lambda b: b.type,
 )
-def test_each_block_type_round_trips_with_its_type_tag(block: object) -> None:
-    message = Message(role="assistant", content=(block,))  # type: ignore[arg-type]
+def test_each_block_type_round_trips_with_its_type_tag(block: Block) -> None:
+    message = Message(role="assistant", content=(block,))
     text = dump_messages([message])
-    assert json.loads(text)[0]["content"][0]["type"] == message.content[0].type
+    assert json.loads(text)["messages"][0]["content"][0]["type"] == message.content[0].type
     assert load_messages(text) == [message]
 
 
 def test_inline_image_data_is_base64_in_json_and_bytes_in_python() -> None:
     image = ImageBlock(media_type="image/png", data=b"\x89PNG")
-    encoded = json.loads(dump_messages([Message.user([image])]))[0]["content"][0]
+    encoded = json.loads(dump_messages([Message.user([image])]))["messages"][0]["content"][0]
     assert encoded["data"] == "iVBORw=="
     assert load_messages(dump_messages([Message.user([image])]))[0].content[0] == image
 
@@ -134,9 +137,11 @@ def test_raw_block_reports_the_providers_own_type() -> None:
 def test_messages_and_blocks_are_frozen() -> None:
     message = Message.user("hi")
     with pytest.raises(ValidationError):
-        message.role = "assistant"  # type: ignore[misc]
+        message.role = "assistant"
+    block = message.content[0]
+    assert isinstance(block, TextBlock)
     with pytest.raises(ValidationError):
-        message.content[0].text = "changed"  # type: ignore[union-attr]
+        block.text = "changed"
 
 
 def test_message_text_joins_text_blocks_and_tool_calls_keep_model_order() -> None:
@@ -180,3 +185,60 @@ def test_malformed_transcript_raises_transcript_error_naming_where(blob: str, wh
     with pytest.raises(TranscriptError, match="invalid transcript at") as caught:
         load_messages(blob)
     assert where in str(caught.value)
+
+
+# -- transcript format versions ------------------------------------------------------
+
+
+def test_a_dumped_transcript_names_its_format_and_version() -> None:
+    envelope = json.loads(dump_messages([Message.user("hi")]))
+    assert envelope == {
+        "format": "automata.transcript",
+        "version": TRANSCRIPT_VERSION,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    }
+    assert TRANSCRIPT_VERSION == 1
+
+
+def test_a_bare_list_written_before_versions_still_loads() -> None:
+    blob = '[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]'
+    assert load_messages(blob) == [Message.user("hi")]
+
+
+def test_a_transcript_of_a_newer_version_is_refused_naming_both_versions() -> None:
+    blob = '{"format": "automata.transcript", "version": 2, "messages": []}'
+    with pytest.raises(TranscriptVersionError) as caught:
+        load_messages(blob)
+    assert str(caught.value) == (
+        "transcript format version 2 is newer than this automata-ai-core reads "
+        "(up to version 1); upgrade automata-ai-core to load it"
+    )
+    assert (caught.value.found, caught.value.supported) == (2, 1)
+    assert isinstance(caught.value, TranscriptError)
+
+
+def test_an_object_that_is_not_a_transcript_envelope_is_refused() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        load_messages('{"format": "something.else", "version": 1, "messages": []}')
+    assert str(caught.value) == (
+        'invalid transcript at <root>: expected {"format": "automata.transcript", '
+        '"version": ..., "messages": [...]}, as dump_messages writes'
+    )
+
+
+@pytest.mark.parametrize("version", ["1", 0, True, None])
+def test_a_transcript_version_that_is_not_a_whole_number_from_one_is_refused(
+    version: object,
+) -> None:
+    blob = json.dumps({"format": "automata.transcript", "version": version, "messages": []})
+    with pytest.raises(TranscriptError) as caught:
+        load_messages(blob)
+    assert str(caught.value) == (
+        f"invalid transcript at version: expected a whole number of at least 1, got {version!r}"
+    )
+
+
+def test_an_envelope_without_messages_is_refused() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        load_messages('{"format": "automata.transcript", "version": 1}')
+    assert str(caught.value) == "invalid transcript at messages: Field required"

@@ -23,6 +23,7 @@ from automata.core.testing._conformance import (
     ProviderConformance,
     check_cancellation_propagates,
     check_concurrent_calls_are_independent,
+    check_declares_what_it_advertises,
     check_request_not_mutated,
     check_stream_matches_complete,
     check_stream_shape,
@@ -51,6 +52,11 @@ SCENARIO = ConformanceScenario(
 
 class GoodProvider:
     """Suspends like a network call would, streams its reply in pieces."""
+
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         await asyncio.sleep(0.001)
@@ -220,6 +226,40 @@ async def test_an_unexpected_stop_reason_is_caught() -> None:
 async def test_missing_usage_is_caught() -> None:
     with pytest.raises(ConformanceError, match="no usage"):
         await check_usage_and_stop_reason(NoUsage, SCENARIO)
+
+
+class Undeclared:
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        return ModelResponse(REPLY, StopReason.TOOL_USE, USAGE, "tool_use")
+
+
+class StreamingFlagIsAString(GoodProvider):
+    supports_streaming = "yes"  # type: ignore[assignment]
+
+
+class ClaimsToStreamWithoutStream(Undeclared):
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
+
+async def test_a_provider_that_does_not_declare_what_it_advertises_is_caught() -> None:
+    with pytest.raises(ConformanceError) as caught:
+        await check_declares_what_it_advertises(Undeclared, SCENARIO)  # type: ignore[arg-type]
+    assert str(caught.value) == "the provider does not declare provider_name"
+
+
+async def test_an_advertised_value_of_the_wrong_type_is_caught() -> None:
+    with pytest.raises(ConformanceError) as caught:
+        await check_declares_what_it_advertises(StreamingFlagIsAString, SCENARIO)  # type: ignore[arg-type]
+    assert str(caught.value) == "supports_streaming is 'yes', not a bool"
+
+
+async def test_claiming_to_stream_without_a_stream_method_is_caught() -> None:
+    with pytest.raises(ConformanceError) as caught:
+        await check_declares_what_it_advertises(ClaimsToStreamWithoutStream, SCENARIO)
+    assert str(caught.value) == "supports_streaming is True but the provider has no stream()"
 
 
 async def test_run_conformance_names_the_failing_check() -> None:

@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
 from automata.core import (
     Agent,
     Approval,
+    Block,
     CallOptions,
     CompletionError,
     IncompleteResponseError,
+    InvalidArgumentError,
     MaxStepsError,
     Message,
+    ModelRequest,
     ModelResponse,
     ProviderError,
+    ProviderStreamItem,
     StopReason,
+    Task,
     TextBlock,
     ToolBatchAbortedError,
     ToolPolicy,
     ToolUseBlock,
-    TranscriptError,
     Usage,
 )
 from automata.core.testing import (
@@ -573,19 +578,31 @@ async def test_a_per_run_max_steps_applies_to_that_run_only() -> None:
     ["hello", [TextBlock(text="hello")], Message.user("hello")],
     ids=["str", "blocks", "message"],
 )
-async def test_a_task_is_text_blocks_or_a_user_message(task: object) -> None:
+async def test_a_task_is_text_blocks_or_a_user_message(task: Task) -> None:
     """L1."""
     provider = ScriptedProvider([Message.assistant("hi")])
-    await Agent(provider).run(task)  # type: ignore[arg-type]
+    await Agent(provider).run(task)
     assert provider.requests[0].messages[-1] == Message.user("hello")
 
 
-@pytest.mark.parametrize("task", ["", "   ", [], Message.assistant("x")])
-async def test_an_empty_or_non_user_task_is_refused_before_anything_runs(task: object) -> None:
+@pytest.mark.parametrize("task", ["", "   ", []])
+async def test_an_empty_task_is_refused_before_anything_runs(task: str | list[Block]) -> None:
     """L1."""
     provider = ScriptedProvider([])
-    with pytest.raises(TranscriptError):
-        await Agent(provider).run(task)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError) as caught:
+        await Agent(provider).run(task)
+    assert str(caught.value) == "Agent.run() got an empty task; say what the model should do"
+    assert provider.requests == []
+
+
+async def test_a_task_from_another_role_is_refused_before_anything_runs() -> None:
+    """L1."""
+    provider = ScriptedProvider([])
+    with pytest.raises(InvalidArgumentError) as caught:
+        await Agent(provider).run(Message.assistant("x"))
+    assert str(caught.value) == (
+        "Agent.run() needs a user message as its task, got one with role 'assistant'"
+    )
     assert provider.requests == []
 
 
@@ -605,10 +622,15 @@ async def test_a_stream_that_ends_with_nothing_is_a_provider_error() -> None:
     """L38."""
 
     class SilentProvider:
-        async def complete(self, request: object) -> ModelResponse:
+        provider_name = "test"
+        model = None
+        supports_streaming = True
+        supports_native_output = False
+
+        async def complete(self, request: ModelRequest) -> ModelResponse:
             raise AssertionError("streaming runs use stream()")
 
-        async def stream(self, request: object):  # type: ignore[no-untyped-def]
+        async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
             return
             yield
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -11,8 +12,10 @@ from pydantic import BaseModel
 from automata.core import (
     Agent,
     Approval,
+    FunctionTool,
     Message,
     RetryableError,
+    RetryPolicy,
     ToolLimits,
     ToolPolicy,
     ToolUseBlock,
@@ -20,8 +23,6 @@ from automata.core import (
     tool,
     with_tool_retry,
 )
-from automata.core._retry import RetryPolicy
-from automata.core._tools import FunctionTool
 from automata.core.testing import (
     FunctionProvider,
     ScriptedProvider,
@@ -29,6 +30,11 @@ from automata.core.testing import (
     tool_calls,
     tool_results,
 )
+
+
+def _record(ran: list[int]) -> str:
+    ran.append(1)
+    return "ran"
 
 
 def batch(name: str, count: int, start: int = 0) -> Message:
@@ -128,13 +134,13 @@ class SlowLimiter:
 
 async def test_the_timeout_covers_the_rate_limiters_wait() -> None:
     """L27."""
-    ran = []
+    ran: list[int] = []
     limiter = SlowLimiter(10)
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t")), Message.assistant("ok")]),
         tool_policy=ToolPolicy(timeout=0.05, rate_limiter=limiter),
     )
-    agent.tool(lambda: ran.append(1) or "ran", name="t")
+    agent.tool(lambda: _record(ran), name="t")
     result = await agent.run("go")
     assert tool_results(result.messages) == [("1", 'tool "t" timed out after 0.05s', True)]
     assert limiter.asked == ["t"]
@@ -160,12 +166,12 @@ async def test_a_failing_rate_limiter_is_a_recoverable_error_and_the_tool_never_
         async def acquire(self, tool_name: str) -> None:
             raise ConnectionError("redis unreachable")
 
-    ran = []
+    ran: list[int] = []
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("1", "t")), Message.assistant("ok")]),
         tool_policy=ToolPolicy(rate_limiter=BrokenLimiter()),
     )
-    agent.tool(lambda: ran.append(1) or "ran", name="t")
+    agent.tool(lambda: _record(ran), name="t")
     result = await agent.run("go")
     assert tool_results(result.messages) == [("1", "rate limiter failed: redis unreachable", True)]
     assert ran == []
@@ -277,7 +283,7 @@ async def test_a_childs_own_budget_is_stricter_than_the_shared_total() -> None:
     "bad",
     [{"timeout": 0}, {"timeout": -1}, {"max_calls": -1}, {"max_parallel": 0}],
 )
-def test_nonsensical_limits_are_refused(bad: dict[str, float]) -> None:
+def test_nonsensical_limits_are_refused(bad: dict[str, Any]) -> None:
     """L31."""
     with pytest.raises(ValueError, match=next(iter(bad))):
         ToolPolicy(**bad)

@@ -90,6 +90,11 @@ def turn(
 class DeltaProvider:
     """A streaming provider that delivers each scripted turn delta by delta."""
 
+    provider_name = "test"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
     def __init__(self, *turns: Turn) -> None:
         self._turns = list(turns)
         self.requests: list[ModelRequest] = []
@@ -108,6 +113,11 @@ class DeltaProvider:
 
 class CompleteOnlyProvider:
     """A provider with no stream API at all."""
+
+    provider_name = "test"
+    model = None
+    supports_streaming = False
+    supports_native_output = False
 
     def __init__(self, *replies: Message) -> None:
         self._inner = ScriptedProvider(replies)
@@ -167,24 +177,25 @@ def assert_turns_do_not_interleave(events: Sequence[StreamEvent]) -> None:
         phase = "content"
         open_calls: set[str] = set()
         for event in lane_events:
+            call_id = ""
             if isinstance(event, TextEvent | ThinkingEvent):
                 step = "content"
             elif isinstance(event, UsageEvent):
                 step = "usage"
             elif isinstance(event, ToolCallEvent):
-                step = "calls"
+                step, call_id = "calls", event.call.id
             else:
-                step = "results"
+                step, call_id = "results", event.call.id
             if phase == "results" and not open_calls and step != "results":
                 phase = "content"  # the previous turn is complete: a new one starts
             if step == "results":
-                assert event.call.id in open_calls, f"{lane}: result for unannounced call"
-                open_calls.discard(event.call.id)
+                assert call_id in open_calls, f"{lane}: result for unannounced call"
+                open_calls.discard(call_id)
             else:
                 assert rank[step] >= rank[phase], f"{lane}: {step} after {phase}"
                 assert not (step == "usage" and phase == "usage"), f"{lane}: two usage events"
             if step == "calls":
-                open_calls.add(event.call.id)
+                open_calls.add(call_id)
             phase = step
 
 

@@ -69,6 +69,7 @@ class AnthropicProvider:
     otherwise a call that sets it warns once and goes out without it.
     """
 
+    supports_streaming: bool = True
     supports_native_output: bool = True
     """Structured output maps onto `output_config.format` (a JSON schema)."""
     provider_name: str = "anthropic"

@@ -61,6 +61,7 @@ class OpenAIProvider:
     a `thinking_budget` is translated into an effort (see docs/providers.md).
     """
 
+    supports_streaming: bool = True
     supports_native_output: bool = True
     """Structured output maps onto `response_format` json_schema (strict when the
     schema allows it)."""

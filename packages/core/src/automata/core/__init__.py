@@ -8,6 +8,7 @@ from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallVie
 from automata.core._agent import Agent
 from automata.core._approval import Approval, Approver
 from automata.core._blocks import (
+    TRANSCRIPT_VERSION,
     Block,
     ImageBlock,
     Message,
@@ -22,10 +23,13 @@ from automata.core._blocks import (
 )
 from automata.core._compaction import CompactionError, Compactor
 from automata.core._errors import (
+    ArgumentTypeError,
     AutomataError,
     CompletionError,
+    EventLoopRunningError,
     HookError,
     IncompleteResponseError,
+    InvalidArgumentError,
     InvalidStructuredOutputError,
     MaxStepsError,
     ProviderError,
@@ -34,6 +38,7 @@ from automata.core._errors import (
     ToolBatchAbortedError,
     ToolDefinitionError,
     TranscriptError,
+    TranscriptVersionError,
 )
 from automata.core._events import (
     StreamEvent,
@@ -58,6 +63,7 @@ from automata.core._provider import (
     ToolSpec,
 )
 from automata.core._result import RunResult
+from automata.core._retry import RetryPolicy
 from automata.core._runner import RunOptions, Task
 from automata.core._session import Session, SessionBusyError
 from automata.core._stop import StopReason
@@ -65,25 +71,41 @@ from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
 from automata.core._subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
 from automata.core._tool_retry import RetryingTool, with_tool_retry
-from automata.core._tools import InvalidToolArguments, Tool, ToolContext, ToolResult, tool
+from automata.core._tools import (
+    FunctionTool,
+    InvalidToolArguments,
+    Tool,
+    ToolContext,
+    ToolResult,
+    tool,
+)
 from automata.core._usage import Usage
+from automata.core._version import installed_version as _installed_version
+
+__version__ = _installed_version("automata-ai-core")
+"""The installed version of `automata-ai-core` ("0+unknown" from a source tree)."""
 
 __all__ = [
     "STRUCTURED_OUTPUT_TOOL",
+    "TRANSCRIPT_VERSION",
     "Agent",
     "AgentView",
     "Approval",
     "Approver",
+    "ArgumentTypeError",
     "AutomataError",
     "Block",
     "CallOptions",
     "CompactionError",
     "Compactor",
     "CompletionError",
+    "EventLoopRunningError",
+    "FunctionTool",
     "Hook",
     "HookError",
     "ImageBlock",
     "IncompleteResponseError",
+    "InvalidArgumentError",
     "InvalidStructuredOutputError",
     "InvalidToolArguments",
     "MaxStepsError",
@@ -96,6 +118,7 @@ __all__ = [
     "ProviderStreamItem",
     "RateLimiter",
     "RawBlock",
+    "RetryPolicy",
     "RetryableError",
     "RetryingTool",
     "Role",
@@ -133,8 +156,10 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "TranscriptError",
+    "TranscriptVersionError",
     "Usage",
     "UsageEvent",
+    "__version__",
     "as_tool",
     "as_tool_func",
     "dump_messages",

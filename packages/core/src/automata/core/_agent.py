@@ -2,38 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, Unpack, overload
+from typing import Any, overload
 
 from opentelemetry.trace import TracerProvider
 
 from automata.core._approval import Approver
 from automata.core._blocks import Message
-from automata.core._errors import ToolDefinitionError
+from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
 from automata.core._hooks import Hook
-from automata.core._loop import EventSink, RunScope, RunSettings
+from automata.core._loop import RunSettings
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
 from automata.core._provider import Provider, ToolSpec
 from automata.core._result import RunResult
-from automata.core._runner import (
-    RunOptions,
-    RunPlan,
-    Task,
-    execute_run,
-    new_invocation_id,
-    task_message,
-)
+from automata.core._runner import RunOptions, RunPlan, check_max_steps, execute_run
+from automata.core._scope import RunScope
 from automata.core._session import Session
-from automata.core._stream import RunStream
-from automata.core._structured import STRUCTURED_OUTPUT_TOOL
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredOutput
+from automata.core._surface import RunSurface
 from automata.core._tools import FunctionTool, Tool, tool
 from automata.core._tracing import Tracing
 
 __all__ = ["Agent"]
-
-T = TypeVar("T")
 
 _NO_POLICY = ToolPolicy()
 
@@ -46,20 +37,51 @@ def _post_run_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
     return tuple(h for h in hooks if type(h).after_run is not Hook.after_run)
 
 
+_PROVIDER_FACTS = ("provider_name", "model", "supports_streaming", "supports_native_output")
+
+
+def _check_provider(provider: object) -> None:
+    """Refuse what is not a provider, with the fix in the message."""
+    hint = (
+        'pass a provider object, e.g. AnthropicProvider("claude-sonnet-4-5") from '
+        'automata.anthropic or OpenAIProvider("gpt-4o") from automata.openai'
+    )
+    if provider is None:
+        raise ArgumentTypeError(f"Agent() needs a provider, got None; {hint}")
+    if isinstance(provider, str):
+        raise ArgumentTypeError(
+            f"Agent() needs a provider object, got the string {provider!r}; {hint}"
+        )
+    if not callable(getattr(provider, "complete", None)):
+        raise ArgumentTypeError(
+            f"Agent() needs a provider (an object with an async `complete` method), "
+            f"got an object of type {type(provider).__name__}; {hint}"
+        )
+    missing = [name for name in _PROVIDER_FACTS if not hasattr(provider, name)]
+    if missing:
+        raise ArgumentTypeError(
+            f"provider {type(provider).__name__} does not declare "
+            f"{', '.join(missing)}; see the Provider protocol in automata.core"
+        )
+
+
 def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
     return all(a is b for a, b in zip(first, second, strict=True))
 
 
-class Agent:
+class Agent(RunSurface):
     """A model with a system prompt, tools and limits.
 
     `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
-    across runs. Per-run keywords (`call_options`, `tool_policy`, `max_steps`,
-    `output_type`, `max_correction_turns`, `native_structured_output`, `hooks`) apply
-    to that run only and never change the agent. Runs are traced through
-    `tracer_provider` (default: OpenTelemetry's configured provider); message content
-    is put on spans only with `trace_content=True`. An agent is safe to run many times
-    concurrently; registering tools while it runs affects only later runs.
+    across runs. `provider` is a provider object such as `AnthropicProvider(...)` from
+    `automata.anthropic` or `OpenAIProvider(...)` from `automata.openai`; anything
+    else raises `ArgumentTypeError` here. Per-run keywords (`call_options`,
+    `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
+    `native_structured_output`, `hooks`) apply to that run only and never change the
+    agent. Runs are traced through `tracer_provider` (default: OpenTelemetry's
+    configured provider); message content is put on spans only with
+    `trace_content=True`. An agent is safe to run many times concurrently; registering
+    tools while it runs affects only later runs.
     """
 
     def __init__(
@@ -77,12 +99,11 @@ class Agent:
         tracer_provider: TracerProvider | None = None,
         trace_content: bool = False,
     ) -> None:
-        if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        _check_provider(provider)
         self.provider = provider
         self.name = name or "agent"
         self.system_prompt = system_prompt
-        self.max_steps = max_steps
+        self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
         self.approver = approver
@@ -94,6 +115,8 @@ class Agent:
         self._specs: tuple[ToolSpec, ...] = ()
         for item in tools:
             self.add_tool(item)
+
+    _surface_name = "agent"
 
     # -- tools -------------------------------------------------------------------
 
@@ -124,7 +147,14 @@ class Agent:
         return new_tool
 
     @overload
-    def tool(self, function: Callable[..., Any], /) -> FunctionTool: ...
+    def tool(
+        self,
+        function: Callable[..., Any],
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> FunctionTool: ...
 
     @overload
     def tool(
@@ -139,7 +169,8 @@ class Agent:
         name: str | None = None,
         description: str | None = None,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-        """Decorator registering a function as a tool (see `automata.core.tool`)."""
+        """Register a function as a tool: `@agent.tool`, `@agent.tool(name=...)` or
+        `agent.tool(fn, name=...)` (see `automata.core.tool`); returns the tool."""
 
         def register(fn: Callable[..., Any]) -> FunctionTool:
             made = tool(fn, name=name, description=description)
@@ -152,7 +183,7 @@ class Agent:
 
     # -- runs --------------------------------------------------------------------
 
-    def plan(
+    def _plan(
         self,
         *,
         call_options: CallOptions | None = None,
@@ -220,11 +251,11 @@ class Agent:
         hooks: Iterable[Hook],
         name: str | None,
     ) -> RunPlan:
-        steps = self.max_steps if max_steps is None else max_steps
-        if steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {steps}")
+        steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
         if max_correction_turns < 0:
-            raise ValueError(f"max_correction_turns must be >= 0, got {max_correction_turns}")
+            raise InvalidArgumentError(
+                f"max_correction_turns must be >= 0, got {max_correction_turns}"
+            )
         all_hooks = (*self.hooks, *hooks)
         settings = RunSettings(
             provider=self.provider,
@@ -241,12 +272,12 @@ class Agent:
         return RunPlan(
             settings=settings,
             post_run=_post_run_hooks(all_hooks),
-            output_type=output_type,
+            structured=None if output_type is None else StructuredOutput(output_type),
             max_correction_turns=max_correction_turns,
             native_structured_output=native_structured_output,
         )
 
-    def start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:
+    def _start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:
         """A transcript to run on: the given messages, led by the system prompt unless
         they already start with a system message."""
         transcript = list(messages)
@@ -258,75 +289,15 @@ class Agent:
             transcript.insert(0, cached)
         return transcript
 
-    @overload
-    async def run(
-        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
-    ) -> RunResult[str]: ...
+    def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
+        return self._plan(output_type=output_type, **options)
 
-    @overload
-    async def run(
-        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
-    ) -> RunResult[T]: ...
-
-    async def run(
-        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    async def _start_run(
+        self, plan: RunPlan, task: Message, scope: RunScope, invocation_id: str
     ) -> RunResult[Any]:
-        """Run `task` to an answer on a fresh transcript. Raises `RunError` subclasses
-        (with the partial result as `.result`) or `ProviderError`."""
-        message = task_message(task)
-        plan = self.plan(output_type=output_type, **per_run)
         return await execute_run(
-            plan,
-            self.start_transcript(),
-            message,
-            scope=RunScope(),
-            invocation_id=new_invocation_id(),
+            plan, self._start_transcript(), task, scope=scope, invocation_id=invocation_id
         )
-
-    @overload
-    def run_sync(
-        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
-    ) -> RunResult[str]: ...
-
-    @overload
-    def run_sync(
-        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
-    ) -> RunResult[T]: ...
-
-    def run_sync(
-        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
-    ) -> RunResult[Any]:
-        """`run` for code without an event loop (it starts one)."""
-        return asyncio.run(self.run(task, output_type=output_type, **per_run))
-
-    @overload
-    def stream(
-        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
-    ) -> RunStream[str]: ...
-
-    @overload
-    def stream(
-        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
-    ) -> RunStream[T]: ...
-
-    def stream(
-        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
-    ) -> RunStream[Any]:
-        """Run `task` and stream its events (see `RunStream` and docs/streaming.md)."""
-        message = task_message(task)
-        plan = self.plan(output_type=output_type, **per_run)
-        invocation_id = new_invocation_id()
-
-        async def start(emit: EventSink) -> RunResult[Any]:
-            return await execute_run(
-                plan,
-                self.start_transcript(),
-                message,
-                scope=RunScope(emit=emit),
-                invocation_id=invocation_id,
-            )
-
-        return RunStream(start)
 
     def session(self, messages: Sequence[Message] | None = None) -> Session:
         """A conversation with this agent, optionally resumed from a transcript (as

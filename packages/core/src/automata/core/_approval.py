@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TypeAlias
 
 from automata.core._blocks import ToolUseBlock
 from automata.core._tools import ToolContext
@@ -28,13 +29,13 @@ class Approval:
         return cls(allowed=False, reason=reason or "denied")
 
 
-class Approver(Protocol):
-    """Decides whether a tool call may run.
+Approver: TypeAlias = Callable[[ToolUseBlock, ToolContext], Awaitable[Approval] | Approval]
+"""Decides whether a tool call may run: a function (or callable object), sync or async,
+taking the call and its `ToolContext` and returning an `Approval`.
 
-    Called after the call's budget is reserved and before it runs, concurrently for the
-    calls of one batch. Raising aborts the whole batch: this call's result becomes
-    `aborted: <error>`, unfinished siblings get `canceled: tool batch aborted: <error>`,
-    and the run fails with `ToolBatchAbortedError` after committing those results.
-    """
-
-    async def __call__(self, call: ToolUseBlock, context: ToolContext) -> Approval: ...
+Called after the call's budget is reserved and before it runs, concurrently for the
+calls of one batch (a sync approver runs on the event loop, so keep it quick). Raising
+aborts the whole batch: this call's result becomes `aborted: <error>`, unfinished
+siblings get `canceled: tool batch aborted: <error>`, and the run fails with
+`ToolBatchAbortedError` after committing those results.
+"""

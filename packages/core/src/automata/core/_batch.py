@@ -3,26 +3,28 @@
 Every call of a batch gets exactly one result, committed in the model's order as one
 tool message, whatever happens: unknown tools, budget refusals, approvals, timeouts,
 errors, an aborted batch or a cancelled run. Result events are emitted as calls
-finish (completion order); the error strings are those of DESIGN.md section 4.
+finish (completion order); the error strings are those of docs/loop.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from automata.core._approval import Approval, Approver
 from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from automata.core._events import ToolResultEvent
-from automata.core._policy import ToolPolicy
-from automata.core._structured import StructuredAttempt
+from automata.core._policy import CallBudget, ToolPolicy
+from automata.core._scope import RunScope
+from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
-from automata.core._tracing import logger
+from automata.core._tracing import Tracing, logger
 
-if TYPE_CHECKING:
-    from automata.core._loop import RunLoop
-
-__all__ = ["ToolBatch", "error_text"]
+__all__ = ["BatchContext", "ToolBatch", "error_text"]
 
 
 def error_text(error: BaseException) -> str:
@@ -39,23 +41,47 @@ class _BatchAbort(Exception):
         self.cause = cause
 
 
+@dataclass(frozen=True, slots=True)
+class BatchContext:
+    """What a tool batch needs from the run it belongs to, and nothing more.
+
+    `scope` is handed to every tool through its `ToolContext`; `budget` is the run's
+    own call budget (None when no budget applies); `commit` appends the batch's tool
+    message to the run's transcript."""
+
+    agent: str
+    invocation_id: str
+    depth: int
+    tools: Mapping[str, Tool]
+    policy: ToolPolicy
+    approver: Approver | None
+    structured: StructuredOutput[Any] | None
+    budget: CallBudget | None
+    scope: RunScope
+    tracing: Tracing
+    commit: Callable[[Message], None]
+
+
 class ToolBatch:
-    """Runs the tool calls of one model turn for a `RunLoop` and commits the results."""
+    """Runs the tool calls of one model turn and commits the results."""
 
-    __slots__ = ("calls", "owner")
+    __slots__ = ("calls", "context")
 
-    def __init__(self, owner: RunLoop, calls: tuple[ToolUseBlock, ...]) -> None:
-        self.owner = owner
+    def __init__(self, context: BatchContext, calls: tuple[ToolUseBlock, ...]) -> None:
+        self.context = context
         self.calls = calls
 
     def finish_call(
         self, call: ToolUseBlock, block: ToolResultBlock, error: BaseException | None = None
     ) -> ToolResultBlock:
-        owner = self.owner
-        if owner.emit is not None:
-            owner.emit(
-                owner.tag(
-                    ToolResultEvent,
+        context = self.context
+        emit = context.scope.emit
+        if emit is not None:
+            emit(
+                ToolResultEvent(
+                    agent=context.agent,
+                    invocation_id=context.invocation_id,
+                    depth=context.depth,
                     call=call,
                     result=block.text,
                     blocks=block.content,
@@ -75,7 +101,7 @@ class ToolBatch:
     async def run(self) -> tuple[StructuredAttempt | None, BaseException | None]:
         """Run one turn's calls concurrently and commit their results, in the model's
         order, as one tool message (also when the batch is aborted or cancelled)."""
-        settings = self.owner.settings
+        settings = self.context
         structured = settings.structured
         calls = self.calls
         batch = _BatchState(calls)
@@ -98,8 +124,8 @@ class ToolBatch:
                     call, f'tool not found: "{call.name}" (available tools: {available})'
                 )
                 continue
-            if self.owner.budget is not None:
-                refusal = self.owner.budget.reserve(call.name)
+            if settings.budget is not None:
+                refusal = settings.budget.reserve(call.name)
                 if refusal is not None:
                     batch.results[index] = self.error_result(call, f"denied: {refusal}")
                     continue
@@ -113,7 +139,7 @@ class ToolBatch:
         """Append the batch's results as the tool message; every call has one."""
         results = tuple(r for r in batch.results if r is not None)
         assert len(results) == len(batch.calls)
-        self.owner.transcript.append(Message(role="tool", content=results))
+        self.context.commit(Message(role="tool", content=results))
         batch.committed = True
 
     async def run_calls(
@@ -122,7 +148,7 @@ class ToolBatch:
         """Run the calls as tasks. A task emits its own result event when it finishes,
         so events arrive in completion order; once the batch is closed (aborted or
         cancelled) late finishers are ignored and their calls reported as canceled."""
-        gates = _ParallelGates(self.owner.settings.policy)
+        gates = _ParallelGates(self.context.policy)
         tasks: dict[asyncio.Task[ToolResultBlock], int] = {}
         for index, call, found in runnable:
             tasks[asyncio.create_task(self.run_call(call, found, gates, batch))] = index
@@ -176,7 +202,7 @@ class ToolBatch:
     async def run_call(
         self, call: ToolUseBlock, found: Tool, gates: _ParallelGates, batch: _BatchState
     ) -> ToolResultBlock:
-        tracing = self.owner.settings.tracing
+        tracing = self.context.tracing
         with tracing.tool_call(call) as span:
             block, error = await self.execute_call(call, found, gates)
             tracing.finish_tool_call(
@@ -189,8 +215,8 @@ class ToolBatch:
                 call.name,
                 " with an error" if block.is_error else "",
                 extra={
-                    "agent": self.owner.settings.agent,
-                    "invocation_id": self.owner.invocation_id,
+                    "agent": self.context.agent,
+                    "invocation_id": self.context.invocation_id,
                 },
             )
         if batch.closed:
@@ -202,17 +228,23 @@ class ToolBatch:
     ) -> tuple[ToolResultBlock, BaseException | None]:
         """Approve, gate, rate-limit and run one call; raises `_BatchAbort` when the
         batch must stop, otherwise always returns a result block."""
+        run = self.context
         context = ToolContext(
             call=call,
-            agent=self.owner.settings.agent,
-            invocation_id=self.owner.invocation_id,
-            depth=self.owner.depth,
-            scope=self.owner.scope,
+            agent=run.agent,
+            invocation_id=run.invocation_id,
+            depth=run.depth,
+            scope=run.scope,
         )
-        approver = self.owner.settings.approver
+        approver = run.approver
         if approver is not None:
             try:
-                decision = await approver(call, context)
+                verdict = approver(call, context)
+                decision = await verdict if inspect.isawaitable(verdict) else verdict
+                if not isinstance(decision, Approval):
+                    raise TypeError(
+                        f"the approver returned {type(decision).__name__}, not an Approval"
+                    )
             except asyncio.CancelledError as exc:
                 if _being_cancelled():
                     raise
@@ -221,7 +253,7 @@ class ToolBatch:
                 raise _BatchAbort(exc) from exc
             if not decision.allowed:
                 return _error_block(call, f"denied: {decision.reason or 'denied'}"), None
-        limits = self.owner.settings.policy.limits_for(call.name)
+        limits = run.policy.limits_for(call.name)
         async with gates.enter(call.name):
             timeout = asyncio.timeout(limits.timeout)
             try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import json
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, TypeAlias
 
@@ -28,9 +29,11 @@ from pydantic import (
     model_validator,
 )
 
-from automata.core._errors import TranscriptError
+from automata.core._errors import TranscriptError, TranscriptVersionError
 
 __all__ = [
+    "TRANSCRIPT_FORMAT",
+    "TRANSCRIPT_VERSION",
     "Block",
     "ImageBlock",
     "Message",
@@ -42,6 +45,7 @@ __all__ = [
     "ToolUseBlock",
     "dump_messages",
     "load_messages",
+    "messages_json",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -199,19 +203,44 @@ def _transcript_adapter() -> TypeAdapter[list[Message]]:
     return TypeAdapter(list[Message])
 
 
-def dump_messages(messages: Sequence[Message]) -> str:
-    """Serialize a transcript to JSON text that `load_messages` restores exactly."""
+TRANSCRIPT_FORMAT = "automata.transcript"
+TRANSCRIPT_VERSION = 1
+"""The transcript format version `dump_messages` writes and the newest `load_messages`
+reads. Version 1: `{"format": "automata.transcript", "version": 1, "messages": [...]}`,
+each message as pydantic serializes a `Message` (image data as base64)."""
+
+
+def messages_json(messages: Sequence[Message]) -> str:
+    """Messages as a bare JSON list (the `messages` of a transcript), for tracing."""
     return _transcript_adapter().dump_json(list(messages)).decode("utf-8")
 
 
-def load_messages(data: str | bytes) -> list[Message]:
-    """Restore a transcript written by `dump_messages`.
+def dump_messages(messages: Sequence[Message]) -> str:
+    """Serialize a transcript to JSON text that `load_messages` restores exactly: an
+    envelope naming the format and its version (see `TRANSCRIPT_VERSION`) around the
+    messages."""
+    return (
+        f'{{"format":"{TRANSCRIPT_FORMAT}","version":{TRANSCRIPT_VERSION},'
+        f'"messages":{messages_json(messages)}}}'
+    )
 
-    Raises `TranscriptError` (naming where it failed) for anything that is not a valid
+
+def load_messages(data: str | bytes) -> list[Message]:
+    """Restore a transcript written by `dump_messages`, of this format version or an
+    older one (a bare JSON list of messages, as written before transcripts carried a
+    version, is read too).
+
+    Raises `TranscriptVersionError` for a transcript written in a newer format version
+    and `TranscriptError` (naming where it failed) for anything that is not a valid
     transcript; nothing is partially loaded.
     """
     try:
-        return _transcript_adapter().validate_json(data)
+        decoded = json.loads(data)
+    except ValueError as exc:
+        raise TranscriptError(f"invalid transcript at <root>: not JSON ({exc})") from None
+    messages = _envelope_messages(decoded) if isinstance(decoded, dict) else decoded
+    try:
+        return _transcript_adapter().validate_python(messages)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
@@ -219,3 +248,27 @@ def load_messages(data: str | bytes) -> list[Message]:
             f"invalid transcript at {where or '<root>'}: {first.get('msg', 'invalid')}"
             f" ({exc.error_count()} error(s))"
         ) from exc
+
+
+def _envelope_messages(envelope: dict[str, object]) -> object:
+    """The messages of a versioned transcript, once its format and version are known."""
+    if envelope.get("format") != TRANSCRIPT_FORMAT:
+        raise TranscriptError(
+            f'invalid transcript at <root>: expected {{"format": "{TRANSCRIPT_FORMAT}", '
+            '"version": ..., "messages": [...]}, as dump_messages writes'
+        )
+    version = envelope.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise TranscriptError(
+            f"invalid transcript at version: expected a whole number of at least 1, got {version!r}"
+        )
+    if version > TRANSCRIPT_VERSION:
+        raise TranscriptVersionError(
+            f"transcript format version {version} is newer than this automata-ai-core "
+            f"reads (up to version {TRANSCRIPT_VERSION}); upgrade automata-ai-core to load it",
+            found=version,
+            supported=TRANSCRIPT_VERSION,
+        )
+    if "messages" not in envelope:
+        raise TranscriptError("invalid transcript at messages: Field required")
+    return envelope["messages"]

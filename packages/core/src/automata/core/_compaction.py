@@ -503,11 +503,28 @@ def render_transcript(messages: Sequence[Message]) -> str:
 
 
 class _MeteredProvider:
-    """A provider whose replies' usage is reported to a compactor."""
+    """A provider whose replies' usage is reported to a compactor. It advertises what
+    the wrapped provider advertises; other attributes pass through too."""
 
     def __init__(self, provider: Provider, compactor: Compactor) -> None:
         self._provider = provider
         self._compactor = compactor
+
+    @property
+    def provider_name(self) -> str:
+        return self._provider.provider_name
+
+    @property
+    def model(self) -> str | None:
+        return self._provider.model
+
+    @property
+    def supports_streaming(self) -> bool:
+        return self._provider.supports_streaming
+
+    @property
+    def supports_native_output(self) -> bool:
+        return self._provider.supports_native_output
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._provider, name)

@@ -14,10 +14,13 @@ if TYPE_CHECKING:
     from automata.core._result import RunResult
 
 __all__ = [
+    "ArgumentTypeError",
     "AutomataError",
     "CompletionError",
+    "EventLoopRunningError",
     "HookError",
     "IncompleteResponseError",
+    "InvalidArgumentError",
     "InvalidStructuredOutputError",
     "MaxStepsError",
     "ProviderError",
@@ -26,11 +29,28 @@ __all__ = [
     "ToolBatchAbortedError",
     "ToolDefinitionError",
     "TranscriptError",
+    "TranscriptVersionError",
 ]
 
 
 class AutomataError(Exception):
     """Base of every error this library raises on purpose."""
+
+
+class InvalidArgumentError(AutomataError, ValueError):
+    """A call was given a value it cannot use (an empty task, `max_steps=0`). The
+    message names the argument and what would work; nothing ran."""
+
+
+class ArgumentTypeError(AutomataError, TypeError):
+    """A call was given an argument of the wrong kind (`Agent(None)`, a string where a
+    provider belongs, an unknown keyword, an unsupported `output_type`). The message
+    names the argument and what would work; nothing ran."""
+
+
+class EventLoopRunningError(AutomataError, RuntimeError):
+    """A blocking call (`run_sync`) was made where an event loop is already running,
+    such as a notebook cell or an async web handler; `await` the async form instead."""
 
 
 class RetryableError(AutomataError):
@@ -44,6 +64,16 @@ class RetryableError(AutomataError):
 
 class TranscriptError(AutomataError, ValueError):
     """A persisted or supplied transcript is not valid; nothing was loaded or run."""
+
+
+class TranscriptVersionError(TranscriptError):
+    """A transcript was written in a newer format version than this library reads.
+    `found` is the transcript's version, `supported` the newest one read here."""
+
+    def __init__(self, message: str, *, found: int, supported: int) -> None:
+        super().__init__(message)
+        self.found = found
+        self.supported = supported
 
 
 class ToolDefinitionError(AutomataError, TypeError):

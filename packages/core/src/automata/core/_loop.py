@@ -2,7 +2,7 @@
 
 One run appends to the transcript it is given as it goes, so whatever happened is
 committed even when the run fails; every tool call in it has a result. The rules this
-module implements are listed in DESIGN.md section 4 and docs/streaming.md.
+module implements are listed in docs/loop.md and docs/streaming.md.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from automata.core._approval import Approver
-from automata.core._batch import ToolBatch, error_text
+from automata.core._batch import BatchContext, ToolBatch, error_text
 from automata.core._blocks import (
     Message,
     TextBlock,
@@ -50,24 +50,14 @@ from automata.core._provider import (
     ToolSpec,
 )
 from automata.core._result import RunResult
+from automata.core._scope import RunScope
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
 
-__all__ = ["LoopOutcome", "RunLoop", "RunScope", "RunSettings"]
-
-EventSink = Callable[[StreamEvent], None]
-
-
-@dataclass(frozen=True, slots=True)
-class RunScope:
-    """What a run shares with the sub-agent runs its tools start: where events go
-    (None when nobody streams) and the call budget the children draw from."""
-
-    emit: EventSink | None = None
-    budget: CallBudget | None = None
+__all__ = ["LoopOutcome", "RunLoop", "RunSettings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +105,7 @@ class RunLoop:
     """
 
     __slots__ = (
+        "batch_context",
         "budget",
         "depth",
         "emit",
@@ -146,6 +137,7 @@ class RunLoop:
         )
         self.scope = RunScope(emit=scope.emit, budget=self.budget)
         self.state = _RunState()
+        self.batch_context: BatchContext | None = None
 
     # -- results -----------------------------------------------------------------
 
@@ -194,7 +186,7 @@ class RunLoop:
                         attempt = settings.structured.parse_text(message.text)
                     return LoopOutcome(self.result(), attempt)
                 self.emit_calls(calls)
-                attempt, abort = await ToolBatch(self, calls).run()
+                attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
@@ -205,6 +197,26 @@ class RunLoop:
         except asyncio.CancelledError:
             self.state.stop_reason = StopReason.CANCELLED
             raise
+
+    def tool_batch_context(self) -> BatchContext:
+        """What this run's tool batches see of it (built on the first batch)."""
+        context = self.batch_context
+        if context is None:
+            settings = self.settings
+            context = self.batch_context = BatchContext(
+                agent=settings.agent,
+                invocation_id=self.invocation_id,
+                depth=self.depth,
+                tools=settings.tools,
+                policy=settings.policy,
+                approver=settings.approver,
+                structured=settings.structured,
+                budget=self.budget,
+                scope=self.scope,
+                tracing=settings.tracing,
+                commit=self.transcript.append,
+            )
+        return context
 
     async def call_model(self) -> ModelResponse:
         settings = self.settings
@@ -226,8 +238,8 @@ class RunLoop:
         tracing = settings.tracing
         try:
             with tracing.model_call(provider, request) as span:
-                if self.emit is not None and _can_stream(provider):
-                    response = await self.stream_model(provider, request)
+                if self.emit is not None and provider.supports_streaming:
+                    response = await self.stream_model(cast(StreamProvider, provider), request)
                 else:
                     response = await provider.complete(request)
                     if self.emit is not None:
@@ -260,7 +272,7 @@ class RunLoop:
         self.state.raw_stop_reason = response.raw_stop_reason
         return response
 
-    async def stream_model(self, provider: Provider, request: ModelRequest) -> ModelResponse:
+    async def stream_model(self, provider: StreamProvider, request: ModelRequest) -> ModelResponse:
         emit = self.emit
         assert emit is not None
         agent, invocation_id, depth = self.settings.agent, self.invocation_id, self.depth
@@ -269,7 +281,7 @@ class RunLoop:
         response: ModelResponse | None = None
         try:
             # The hot path of a streamed run: one pass per delta, events built inline.
-            async for item in cast(StreamProvider, provider).stream(request):
+            async for item in provider.stream(request):
                 if isinstance(item, TextDelta):
                     streamed = True
                     text.append(item.text)
@@ -363,13 +375,3 @@ class RunLoop:
         if self.emit is not None:
             for call in calls:
                 self.emit(self.tag(ToolCallEvent, call=call))
-
-
-def _can_stream(provider: Provider) -> bool:
-    """Stream when the provider can; a provider opts out with `supports_streaming = False`.
-
-    The same test as `isinstance(provider, StreamProvider)` for a `Provider` (it has a
-    `stream` method), without the cost of a runtime protocol check on every turn."""
-    return callable(getattr(provider, "stream", None)) and getattr(
-        provider, "supports_streaming", True
-    )

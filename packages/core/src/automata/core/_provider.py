@@ -102,13 +102,52 @@ ProviderStreamItem = TextDelta | ThinkingDelta | ModelResponse
 
 @runtime_checkable
 class Provider(Protocol):
-    """Anything that can complete a `ModelRequest`."""
+    """Anything that can complete a `ModelRequest`, and says what it is.
+
+    Besides `complete`, a provider advertises four read-only facts; the loop and the
+    tracing read them and nothing else about the provider:
+
+    - `provider_name`: the vendor or system, lower case (`"anthropic"`, `"openai"`);
+      recorded as `gen_ai.provider.name` on model-call spans.
+    - `model`: the model requested by default, or None when the provider has no single
+      model; recorded as `gen_ai.request.model`.
+    - `supports_streaming`: True only when the provider is a `StreamProvider` whose
+      `stream` may be used. A streamed run streams through `stream` when this is True
+      and otherwise delivers each `complete` reply as whole events.
+    - `supports_native_output`: True when the provider honours
+      `ModelRequest.output_schema` (a vendor schema mode); a typed run asked for native
+      output uses it only then, and otherwise uses the hidden output tool.
+
+    A plain class attribute or instance attribute satisfies each of them.
+    """
+
+    @property
+    def provider_name(self) -> str:
+        """The vendor or system name, e.g. `"anthropic"`."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The model requested by default, or None."""
+        ...
+
+    @property
+    def supports_streaming(self) -> bool:
+        """Whether `stream` (of a `StreamProvider`) may be used."""
+        ...
+
+    @property
+    def supports_native_output(self) -> bool:
+        """Whether `ModelRequest.output_schema` is honoured."""
+        ...
 
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
 
 
 @runtime_checkable
 class StreamProvider(Provider, Protocol):
-    """A provider that can also stream a reply as it is produced."""
+    """A provider that can also stream a reply as it is produced. It yields deltas in
+    order and ends with exactly one `ModelResponse`; it declares
+    `supports_streaming = True` when its stream may be used."""
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]: ...

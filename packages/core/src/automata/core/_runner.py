@@ -5,22 +5,34 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
-from automata.core._blocks import Block, Message, ToolResultBlock, ToolUseBlock
+from automata.core._blocks import (
+    Block,
+    ImageBlock,
+    Message,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from automata.core._errors import (
+    ArgumentTypeError,
     HookError,
+    InvalidArgumentError,
     InvalidStructuredOutputError,
     RunError,
     TranscriptError,
 )
 from automata.core._hooks import Hook
-from automata.core._loop import LoopOutcome, RunLoop, RunScope, RunSettings
+from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
 from automata.core._result import RunResult
+from automata.core._scope import RunScope
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._usage import Usage
@@ -29,6 +41,8 @@ __all__ = [
     "RunOptions",
     "RunPlan",
     "Task",
+    "check_max_steps",
+    "check_run_keywords",
     "check_transcript",
     "execute_run",
     "new_invocation_id",
@@ -50,24 +64,78 @@ class RunOptions(TypedDict, total=False):
     hooks: Iterable[Hook]
 
 
+_RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
+
+
 def new_invocation_id() -> str:
     return "run_" + uuid.uuid4().hex[:16]
 
 
-def task_message(task: Task) -> Message:
-    """The user message a task becomes. Raises `TranscriptError` for an empty task or a
-    message that is not from the user."""
+def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
+    """Refuse per-run keywords that `method` (as users call it, e.g. `Agent.run`) does
+    not accept, naming the ones it does. Raises `ArgumentTypeError`."""
+    unknown = [key for key in given if key not in _RUN_KEYWORDS]
+    if unknown:
+        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "output_type")))
+        plural = "s" if len(unknown) > 1 else ""
+        raise ArgumentTypeError(
+            f"{method}() got unexpected keyword argument{plural} "
+            f"{', '.join(repr(key) for key in unknown)}; it accepts: {accepted}"
+        )
+
+
+def check_max_steps(value: object) -> int:
+    """`value` as a step limit: an int of at least 1. Raises `ArgumentTypeError` for
+    another type and `InvalidArgumentError` for a number below 1."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ArgumentTypeError(
+            f"max_steps must be an int (at least 1), got {value!r} ({type(value).__name__})"
+        )
+    if value < 1:
+        raise InvalidArgumentError(f"max_steps must be at least 1, got {value}")
+    return value
+
+
+def task_message(task: object, method: str) -> Message:
+    """The user message a task becomes: a string, a sequence of blocks or a user
+    `Message`. Raises `ArgumentTypeError` for anything else and `InvalidArgumentError`
+    for an empty task or a message that is not from the user; `method` is named."""
     if isinstance(task, Message):
         message = task
     elif isinstance(task, str):
         message = Message.user(task)
-    else:
+    elif isinstance(task, Sequence) and not isinstance(task, bytes | bytearray):
+        strays = [item for item in task if not isinstance(item, _BLOCK_TYPES)]
+        if strays:
+            raise ArgumentTypeError(
+                f"{method}() needs a task: a string, a list of blocks or a user Message, "
+                f"got a {type(task).__name__} holding {_described(strays[0])}"
+            )
         message = Message(role="user", content=tuple(task))
+    else:
+        raise ArgumentTypeError(
+            f"{method}() needs a task: a string, a list of blocks or a user Message, "
+            f"got {_described(task)}"
+        )
     if message.role != "user":
-        raise TranscriptError(f"a task must be a user message, got role {message.role!r}")
+        raise InvalidArgumentError(
+            f"{method}() needs a user message as its task, got one with role {message.role!r}"
+        )
     if not message.content or (isinstance(task, str) and not task.strip()):
-        raise TranscriptError("a task needs some content")
+        raise InvalidArgumentError(f"{method}() got an empty task; say what the model should do")
     return message
+
+
+_BLOCK_TYPES = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, ImageBlock, RawBlock)
+
+
+def _described(value: object) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
 def check_transcript(messages: Sequence[Message]) -> list[Message]:
@@ -103,7 +171,7 @@ class RunPlan:
 
     settings: RunSettings
     post_run: tuple[Hook, ...] = ()
-    output_type: type[Any] | None = None
+    structured: StructuredOutput[Any] | None = None
     max_correction_turns: int = 1
     native_structured_output: bool = False
 
@@ -122,7 +190,7 @@ async def execute_run(
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
         try:
-            if plan.output_type is None:
+            if plan.structured is None:
                 result: RunResult[Any] = await _run_once(
                     plan, plan.settings, transcript, scope, invocation_id, depth
                 )
@@ -245,12 +313,10 @@ async def _run_typed(
     """The typed sequence: the first attempt, up to `max_correction_turns` corrections,
     then one turn forced to call the hidden tool. Every underlying run is one loop with
     its own post-run hooks; usage and steps are summed over all of them."""
-    assert plan.output_type is not None
-    structured: StructuredOutput[Any] = StructuredOutput(plan.output_type)
+    structured = plan.structured
+    assert structured is not None
     base = plan.settings
-    native = plan.native_structured_output and bool(
-        getattr(base.provider, "supports_native_output", False)
-    )
+    native = plan.native_structured_output and base.provider.supports_native_output
     corrections_left = plan.max_correction_turns
     forced = False
     violations: list[str] = []
@@ -279,7 +345,7 @@ async def _run_typed(
             )
             await _after_run(plan.post_run, result, None)
             return result
-        violations.extend(attempt.violations)
+        violations.extend(v for v in attempt.violations if v not in violations)
         if forced:
             invalid = InvalidStructuredOutputError(
                 "structured output never validated: " + "; ".join(violations),

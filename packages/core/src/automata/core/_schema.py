@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-__all__ = ["model_schema", "strip_titles"]
+__all__ = ["model_schema", "strip_titles", "type_name"]
 
 
 def strip_titles(schema: Any) -> Any:
@@ -32,3 +32,10 @@ def model_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = cast(dict[str, Any], strip_titles(model.model_json_schema()))
     schema.setdefault("properties", {})
     return schema
+
+
+def type_name(annotation: object) -> str:
+    """A type as a reader writes it: `Decimal`, `list[str]`, `Callable[[], int]`."""
+    if isinstance(annotation, type) and not getattr(annotation, "__args__", None):
+        return annotation.__qualname__
+    return repr(annotation).replace("typing.", "").replace("collections.abc.", "")

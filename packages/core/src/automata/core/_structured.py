@@ -15,8 +15,9 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from automata.core._errors import ArgumentTypeError
 from automata.core._provider import OutputSchema, ToolSpec
-from automata.core._schema import strip_titles
+from automata.core._schema import strip_titles, type_name
 from automata.core._tools import format_validation_error
 
 __all__ = ["STRUCTURED_OUTPUT_TOOL", "StructuredAttempt", "StructuredOutput"]
@@ -52,15 +53,24 @@ class StructuredOutput(Generic[T]):
     """How one output type is asked for and checked.
 
     Object types (pydantic models, dataclasses, TypedDicts) are the tool's arguments
-    directly; any other type is wrapped as the single property `result`.
+    directly; any other type is wrapped as the single property `result`. A type that
+    pydantic cannot validate or describe in JSON raises `ArgumentTypeError` naming it.
     """
 
     tool_name = STRUCTURED_OUTPUT_TOOL
 
     def __init__(self, output_type: type[T]) -> None:
         self.output_type = output_type
-        self._adapter: TypeAdapter[T] = TypeAdapter(output_type)
-        schema = _closed(cast(dict[str, Any], strip_titles(self._adapter.json_schema())))
+        try:
+            self._adapter: TypeAdapter[T] = TypeAdapter(output_type)
+            raw_schema = self._adapter.json_schema()
+        except Exception:
+            raise ArgumentTypeError(
+                f"output_type {type_name(output_type)} is not supported: use a pydantic "
+                "model, a dataclass, a TypedDict, or a type pydantic can validate and "
+                "describe in JSON (str, int, list[str], a Literal, an Enum, ...)"
+            ) from None
+        schema = _closed(cast(dict[str, Any], strip_titles(raw_schema)))
         self.wrapped = schema.get("type") != "object"
         if self.wrapped:
             schema = {
@@ -95,7 +105,8 @@ class StructuredOutput(Generic[T]):
         try:
             return StructuredAttempt(value=self._adapter.validate_python(data))
         except ValidationError as exc:
-            return StructuredAttempt(violations=tuple(format_validation_error(exc).split("; ")))
+            found = format_validation_error(exc).split("; ")
+            return StructuredAttempt(violations=tuple(dict.fromkeys(found)))
 
     def parse_text(self, text: str) -> StructuredAttempt:
         """Find a JSON payload in a prose answer (fenced block or bare object) and

@@ -13,13 +13,13 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from automata.core._agent import Agent
 from automata.core._blocks import Message
 from automata.core._errors import ToolDefinitionError
-from automata.core._loop import RunScope
 from automata.core._runner import execute_run
 from automata.core._schema import model_schema
 from automata.core._tools import (
@@ -29,9 +29,6 @@ from automata.core._tools import (
     format_validation_error,
     to_tool_result,
 )
-
-if TYPE_CHECKING:
-    from automata.core._agent import Agent
 
 __all__ = ["SubAgentTool", "TaskParams", "as_tool", "as_tool_func"]
 
@@ -62,12 +59,11 @@ class SubAgentTool(Generic[P]):
         except ValidationError as exc:
             raise InvalidToolArguments(format_validation_error(exc)) from None
         task = Message.user(self.render(params))
-        parent = context.scope if isinstance(context.scope, RunScope) else RunScope()
         result = await execute_run(
-            self.agent.plan(name=self.name),
-            self.agent.start_transcript(),
+            self.agent._plan(name=self.name),
+            self.agent._start_transcript(),
             task,
-            scope=parent,
+            scope=context.scope,
             invocation_id=context.call.id,
             depth=context.depth + 1,
         )
@@ -78,27 +74,78 @@ def _as_json(params: BaseModel) -> str:
     return params.model_dump_json()
 
 
+@overload
+def as_tool(agent: Agent, name: str, description: str) -> SubAgentTool[TaskParams]: ...
+
+
+@overload
+def as_tool(agent: Agent, name: str, description: str, params: type[P]) -> SubAgentTool[P]: ...
+
+
 def as_tool(
+    agent: Agent, name: str, description: str, params: type[BaseModel] = TaskParams
+) -> SubAgentTool[Any]:
+    """A tool that runs `agent` with the validated arguments, as JSON, as its task.
+    Raises `ToolDefinitionError` for something that is not an `Agent`, a name a model
+    cannot call, or params that are not a pydantic model."""
+    return _sub_agent_tool("as_tool", agent, name, description, params, _as_json)
+
+
+@overload
+def as_tool_func(
     agent: Agent,
     name: str,
     description: str,
-    params: type[P] = TaskParams,  # type: ignore[assignment]
-) -> SubAgentTool[P]:
-    """A tool that runs `agent` with the validated arguments, as JSON, as its task."""
-    return as_tool_func(agent, name, description, params=params, render=_as_json)
+    *,
+    render: Callable[[TaskParams], str] | None = None,
+) -> SubAgentTool[TaskParams]: ...
+
+
+@overload
+def as_tool_func(
+    agent: Agent,
+    name: str,
+    description: str,
+    params: type[P],
+    render: Callable[[P], str] | None = None,
+) -> SubAgentTool[P]: ...
 
 
 def as_tool_func(
     agent: Agent,
     name: str,
     description: str,
-    params: type[P] = TaskParams,  # type: ignore[assignment]
-    render: Callable[[P], str] | None = None,
-) -> SubAgentTool[P]:
+    params: type[BaseModel] = TaskParams,
+    render: Callable[[Any], str] | None = None,
+) -> SubAgentTool[Any]:
     """A tool that runs `agent` with `render(params)` as its task, so the sub-agent
     reads natural language instead of JSON. Without `render`, a `TaskParams` task is
-    passed as is and other params as JSON. Raises `ToolDefinitionError` for a name a
-    model cannot call or params that are not a pydantic model."""
+    passed as is and other params as JSON. Raises `ToolDefinitionError` for something
+    that is not an `Agent`, a name a model cannot call, or params that are not a
+    pydantic model."""
+    return _sub_agent_tool(
+        "as_tool_func", agent, name, description, params, render or _default_render
+    )
+
+
+def _sub_agent_tool(
+    function: str,
+    agent: Agent,
+    name: str,
+    description: str,
+    params: type[BaseModel],
+    render: Callable[[Any], str],
+) -> SubAgentTool[Any]:
+    if not isinstance(agent, Agent):
+        if agent is None or isinstance(agent, str):
+            got = "None" if agent is None else f"the string {agent!r}"
+        else:
+            got = f"an object of type {type(agent).__name__}"
+        raise ToolDefinitionError(
+            f"{function}() needs an Agent as its first argument, got {got}; "
+            f"pass the agent the tool should run, e.g. {function}(Agent(provider), "
+            f'"researcher", "Research a topic.")'
+        )
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
         raise ToolDefinitionError(
             f"invalid tool name {name!r}: use 1-64 letters, digits, '_' or '-'"
@@ -107,8 +154,6 @@ def as_tool_func(
         raise ToolDefinitionError(
             f"sub-agent tool {name!r}: params must be a pydantic model, got {params!r}"
         )
-    if render is None:
-        render = _default_render
     return SubAgentTool(
         agent=agent,
         name=name,

@@ -16,11 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_type_hints, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from automata.core._blocks import Block, ImageBlock, TextBlock, ToolUseBlock
 from automata.core._errors import AutomataError, ToolDefinitionError
-from automata.core._schema import model_schema
+from automata.core._schema import model_schema, type_name
+from automata.core._scope import RunScope
 
 __all__ = [
     "InvalidToolArguments",
@@ -89,8 +90,9 @@ class ToolContext:
     agent: str
     invocation_id: str
     depth: int = 0
-    scope: object = field(default=None, repr=False, compare=False)
-    """Run internals (event sink, shared budget) that sub-agent tools pass on."""
+    scope: RunScope = field(default_factory=RunScope, repr=False, compare=False)
+    """The run's event sink and shared call budget, which sub-agent tools pass on to
+    the runs they start; the default is a run nobody streams, without a budget."""
 
 
 class Tool(Protocol):
@@ -298,12 +300,12 @@ def _build_function_tool(
                 __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
                 **fields,
             )
-        except Exception as exc:
-            raise ToolDefinitionError(f"tool {tool_name!r}: unsupported parameter: {exc}") from exc
+        except Exception:
+            raise _unsupported(tool_name, fields) from None
     try:
         schema = model_schema(arguments_model)
-    except Exception as exc:
-        raise ToolDefinitionError(f"tool {tool_name!r}: no JSON schema: {exc}") from exc
+    except Exception:
+        raise _unsupported(tool_name, fields) from None
     text_description = description if description is not None else summary
     if not text_description and model_parameter is not None:
         text_description = inspect.getdoc(arguments_model) or ""
@@ -317,6 +319,27 @@ def _build_function_tool(
         context_parameter=context_parameter,
         is_async=inspect.iscoroutinefunction(function),
     )
+
+
+def _unsupported(tool_name: str, fields: Mapping[str, tuple[Any, Any]]) -> ToolDefinitionError:
+    """One line naming the first parameter whose type has no JSON schema."""
+    for parameter, (annotation, _) in fields.items():
+        try:
+            TypeAdapter(annotation).json_schema()
+        except Exception:
+            return ToolDefinitionError(
+                f"tool {tool_name!r}: parameter {parameter!r} has type "
+                f"{type_name(_unannotated(annotation))}, which has no JSON schema; use str, "
+                "int, float, bool, lists, dicts, Literal, Enum, a pydantic model, a "
+                "dataclass or a TypedDict"
+            )
+    return ToolDefinitionError(f"tool {tool_name!r}: its parameters have no JSON schema")
+
+
+def _unannotated(annotation: Any) -> Any:
+    if get_origin(annotation) is Annotated:
+        return get_args(annotation)[0]
+    return annotation
 
 
 @overload

@@ -19,7 +19,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 
-from automata.core._blocks import ToolResultBlock, ToolUseBlock, dump_messages
+from automata.core._blocks import ToolResultBlock, ToolUseBlock, messages_json
 from automata.core._provider import ModelRequest, ModelResponse, Provider
 from automata.core._usage import Usage
 
@@ -50,17 +50,6 @@ TOOL_RESULT = "gen_ai.tool.call.result"
 INPUT_MESSAGES = "gen_ai.input.messages"
 OUTPUT_MESSAGES = "gen_ai.output.messages"
 ERROR_TYPE = "error.type"
-
-
-def provider_name(provider: Provider) -> str:
-    """The provider's `provider_name` attribute, or its class name."""
-    name = getattr(provider, "provider_name", None)
-    return name if isinstance(name, str) else type(provider).__name__
-
-
-def provider_model(provider: Provider) -> str:
-    model = getattr(provider, "model", None)
-    return model if isinstance(model, str) else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +85,10 @@ class Tracing:
 
     def model_call(self, provider: Provider, request: ModelRequest) -> _SpanScope:
         """The span of one provider call (`chat`), for a `with` block."""
-        model = provider_model(provider)
+        model = provider.model or ""
         attributes: dict[str, Any] = {
             OPERATION: "chat",
-            PROVIDER: provider_name(provider),
+            PROVIDER: provider.provider_name,
             REQUEST_MODEL: model,
         }
         options = request.options
@@ -111,7 +100,7 @@ class Tracing:
             attributes["gen_ai.request.stop_sequences"] = list(options.stop_sequences)
         scope = self._span(f"chat {model}".strip(), SpanKind.CLIENT, attributes)
         if self.capture_content and scope.span.is_recording():
-            scope.span.set_attribute(INPUT_MESSAGES, dump_messages(request.messages))
+            scope.span.set_attribute(INPUT_MESSAGES, messages_json(request.messages))
         return scope
 
     def finish_model_call(self, span: Span, response: ModelResponse) -> None:
@@ -123,7 +112,7 @@ class Tracing:
         if response.usage is not None:
             _set_usage(span, response.usage)
         if self.capture_content:
-            span.set_attribute(OUTPUT_MESSAGES, dump_messages([response.message]))
+            span.set_attribute(OUTPUT_MESSAGES, messages_json([response.message]))
 
     def tool_call(self, call: ToolUseBlock) -> _SpanScope:
         """The span of one tool call (`execute_tool`), for a `with` block; sub-agent

@@ -3,6 +3,9 @@
 Any provider (the vendor extensions, a test double, your own) can prove from its own
 tests that it keeps the provider contract of `automata.core._provider`:
 
+- it declares what it advertises (`provider_name`, `model`, `supports_streaming`,
+  `supports_native_output`) with the right types, and has `stream` when it says it
+  streams;
 - the request it is given is never mutated;
 - concurrent calls on one provider instance are independent;
 - cancelling a call in flight raises `asyncio.CancelledError` (not a provider error)
@@ -25,7 +28,7 @@ import copy
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from automata.core._blocks import Message, ThinkingBlock
 from automata.core._provider import (
@@ -50,6 +53,7 @@ __all__ = [
     "StreamOutcome",
     "check_cancellation_propagates",
     "check_concurrent_calls_are_independent",
+    "check_declares_what_it_advertises",
     "check_request_not_mutated",
     "check_stream_matches_complete",
     "check_stream_shape",
@@ -123,6 +127,38 @@ class StreamOutcome:
         return self.responses[0]
 
 
+def _streaming(provider: Provider) -> StreamProvider | None:
+    """The provider as a `StreamProvider` when it says it streams, else None."""
+    if getattr(provider, "supports_streaming", False) is True:
+        return cast(StreamProvider, provider)
+    return None
+
+
+async def check_declares_what_it_advertises(
+    factory: ProviderFactory, scenario: ConformanceScenario
+) -> None:
+    """`provider_name` is a non-empty str, `model` a str or None, `supports_streaming`
+    and `supports_native_output` bools, and a provider that streams has `stream`."""
+    provider = await _make(factory)
+    expected: dict[str, tuple[type, ...]] = {
+        "provider_name": (str,),
+        "model": (str, type(None)),
+        "supports_streaming": (bool,),
+        "supports_native_output": (bool,),
+    }
+    for name, types in expected.items():
+        if not hasattr(provider, name):
+            raise ConformanceError(f"the provider does not declare {name}")
+        value = getattr(provider, name)
+        if not isinstance(value, types):
+            wanted = " or ".join("None" if t is type(None) else t.__name__ for t in types)
+            raise ConformanceError(f"{name} is {value!r}, not a {wanted}")
+    if not provider.provider_name:
+        raise ConformanceError("provider_name is empty")
+    if provider.supports_streaming and not callable(getattr(provider, "stream", None)):
+        raise ConformanceError("supports_streaming is True but the provider has no stream()")
+
+
 async def _make(factory: ProviderFactory) -> Provider:
     made = factory()
     return await made if inspect.isawaitable(made) else made
@@ -174,8 +210,9 @@ async def check_request_not_mutated(
     await provider.complete(request)
     if request != before:
         raise ConformanceError("complete() mutated the request it was given")
-    if isinstance(provider, StreamProvider):
-        await collect_stream(provider, request)
+    streaming = _streaming(provider)
+    if streaming is not None:
+        await collect_stream(streaming, request)
         if request != before:
             raise ConformanceError("stream() mutated the request it was given")
 
@@ -208,8 +245,8 @@ async def check_usage_and_stop_reason(
 async def check_stream_shape(factory: ProviderFactory, scenario: ConformanceScenario) -> None:
     """A stream yields deltas, then exactly one `ModelResponse` as its last item, and
     its text and thinking deltas concatenate to the final message's text and thinking."""
-    provider = await _make(factory)
-    if not isinstance(provider, StreamProvider):
+    provider = _streaming(await _make(factory))
+    if provider is None:
         return
     outcome = await collect_stream(provider, scenario.request)
     response = outcome.response
@@ -230,8 +267,8 @@ async def check_stream_matches_complete(
     factory: ProviderFactory, scenario: ConformanceScenario
 ) -> None:
     """Streaming and not streaming give the same message, stop reason and usage."""
-    provider = await _make(factory)
-    if not isinstance(provider, StreamProvider):
+    provider = _streaming(await _make(factory))
+    if provider is None:
         return
     whole = _check_response(await provider.complete(scenario.request), scenario, "complete()")
     streamed = (await collect_stream(provider, scenario.request)).response
@@ -263,10 +300,11 @@ async def check_concurrent_calls_are_independent(
         _check_response(response, scenario, "complete()")
         if response.message != first.message or response.usage != first.usage:
             raise ConformanceError("concurrent complete() calls returned different replies")
-    if not isinstance(provider, StreamProvider):
+    streaming = _streaming(provider)
+    if streaming is None:
         return
     outcomes = await asyncio.gather(
-        *(collect_stream(provider, scenario.request) for _ in range(calls))
+        *(collect_stream(streaming, scenario.request) for _ in range(calls))
     )
     for outcome in outcomes:
         response = _check_response(outcome.response, scenario, "stream()")
@@ -321,12 +359,14 @@ async def check_cancellation_propagates(
     answers the next call normally."""
     provider = await _make(factory)
     await _cancel_in_flight(provider.complete(scenario.request), scenario, "complete()")
-    if isinstance(provider, StreamProvider):
-        await _cancel_in_flight(_drain(provider, scenario.request), scenario, "stream()")
+    streaming = _streaming(provider)
+    if streaming is not None:
+        await _cancel_in_flight(_drain(streaming, scenario.request), scenario, "stream()")
     _check_response(await provider.complete(scenario.request), scenario, "complete() after cancel")
 
 
 ALL_CHECKS: Sequence[Callable[[ProviderFactory, ConformanceScenario], Awaitable[None]]] = (
+    check_declares_what_it_advertises,
     check_request_not_mutated,
     check_usage_and_stop_reason,
     check_stream_shape,
@@ -361,6 +401,9 @@ class ProviderConformance:
 
     def scenario(self) -> ConformanceScenario:
         raise NotImplementedError("override scenario() to describe a request and its answer")
+
+    async def test_declares_what_it_advertises(self) -> None:
+        await check_declares_what_it_advertises(self.make_provider, self.scenario())
 
     async def test_request_is_not_mutated(self) -> None:
         await check_request_not_mutated(self.make_provider, self.scenario())

@@ -40,7 +40,9 @@ class BrokenStream:
     error: Exception
 
 
-Reply = Message | ModelResponse | BrokenStream | BaseException
+Reply = str | Message | ModelResponse | BrokenStream | BaseException
+"""A scripted reply. A bare string is a text reply: an assistant message with one
+`TextBlock`, ending the turn."""
 
 
 def response_for(message: Message) -> ModelResponse:
@@ -50,6 +52,14 @@ def response_for(message: Message) -> ModelResponse:
     return ModelResponse(message=message, stop_reason=stop, raw_stop_reason=stop.value)
 
 
+def _as_response(reply: str | Message | ModelResponse) -> ModelResponse:
+    if isinstance(reply, ModelResponse):
+        return reply
+    if isinstance(reply, str):
+        return response_for(Message.assistant(reply))
+    return response_for(reply)
+
+
 async def _stream_reply(reply: Reply) -> AsyncIterator[ProviderStreamItem]:
     if isinstance(reply, BrokenStream):
         if reply.text:
@@ -57,7 +67,7 @@ async def _stream_reply(reply: Reply) -> AsyncIterator[ProviderStreamItem]:
         raise reply.error
     if isinstance(reply, BaseException):
         raise reply
-    response = reply if isinstance(reply, ModelResponse) else response_for(reply)
+    response = _as_response(reply)
     for block in response.message.content:
         if isinstance(block, ThinkingBlock) and block.thinking:
             yield ThinkingDelta(block.thinking)
@@ -71,18 +81,25 @@ def _complete_reply(reply: Reply) -> ModelResponse:
         raise reply.error
     if isinstance(reply, BaseException):
         raise reply
-    return reply if isinstance(reply, ModelResponse) else response_for(reply)
+    return _as_response(reply)
 
 
 class ScriptedProvider:
     """Answers each call with the next scripted reply, in order.
 
-    A reply is an assistant `Message` (stop reason `tool_use` when it calls tools, else
-    `end_turn`, no usage), a `ModelResponse`, a `BrokenStream`, or an exception to raise.
-    Every request is recorded in `.requests`. With `streaming=False` the provider does
-    not stream (`supports_streaming` is False), like a provider without a stream API.
-    Streams deliver one delta per thinking or text block.
+    A reply is a string (a text answer: an assistant message with one `TextBlock`), an
+    assistant `Message` (stop reason `tool_use` when it calls tools, else `end_turn`,
+    no usage), a `ModelResponse`, a `BrokenStream`, or an exception to raise. Every
+    request is recorded in `.requests`. With `streaming=False` the provider does not
+    stream (`supports_streaming` is False), like a provider without a stream API.
+    Streams deliver one delta per thinking or text block. It advertises
+    `provider_name = "scripted"`, no `model` and no native output; a subclass may
+    override these class attributes.
     """
+
+    provider_name: str = "scripted"
+    model: str | None = None
+    supports_native_output: bool = False
 
     def __init__(self, replies: Iterable[Reply], *, streaming: bool = True) -> None:
         self._replies = list(replies)
@@ -118,7 +135,13 @@ ReplyFunction = Callable[[ModelRequest], Reply | Awaitable[Reply]]
 
 class FunctionProvider:
     """Computes each reply from the request with `function` (sync or async), which
-    returns anything `ScriptedProvider` accepts as a reply. Records `.requests`."""
+    returns anything `ScriptedProvider` accepts as a reply (a string is a text
+    answer). Records `.requests`. Advertises `provider_name = "function"`, no `model`
+    and no native output; a subclass may override these class attributes."""
+
+    provider_name: str = "function"
+    model: str | None = None
+    supports_native_output: bool = False
 
     def __init__(self, function: ReplyFunction, *, streaming: bool = True) -> None:
         self._function = function

@@ -1,0 +1,146 @@
+"""The run surface: `run`, `run_sync` and `stream`, written once.
+
+`Agent` and `Session` inherit them; each says only how a run is planned (from which
+agent) and where its transcript comes from (a fresh one, or the conversation's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, TypeVar, Unpack, overload
+
+from automata.core._blocks import Message
+from automata.core._errors import EventLoopRunningError
+from automata.core._result import RunResult
+from automata.core._runner import (
+    RunOptions,
+    RunPlan,
+    Task,
+    check_run_keywords,
+    new_invocation_id,
+    task_message,
+)
+from automata.core._scope import EventSink, RunScope
+from automata.core._stream import RunStream
+
+__all__ = ["RunSurface"]
+
+T = TypeVar("T")
+
+
+class RunSurface(ABC):
+    """`run`, `run_sync` and `stream` over two steps a subclass supplies: `_plan_run`
+    (per-run keywords over its agent's settings) and `_start_run` (the run itself, on
+    the transcript it owns). Arguments are checked before anything runs, and errors
+    name the public method (`Agent.run`, `Session.stream`, ...)."""
+
+    __slots__ = ()
+
+    _surface_name: ClassVar[str]
+    """How users name an instance in code: `agent`, `session`."""
+
+    @abstractmethod
+    def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
+        """Resolve per-run keywords (already checked by name) into a plan."""
+
+    @abstractmethod
+    async def _start_run(
+        self, plan: RunPlan, task: Message, scope: RunScope, invocation_id: str
+    ) -> RunResult[Any]:
+        """Run `task` under `plan` on this surface's transcript."""
+
+    def _prepare(
+        self, method: str, task: Task, output_type: type[Any] | None, per_run: RunOptions
+    ) -> tuple[RunPlan, Message]:
+        name = f"{type(self).__name__}.{method}"
+        check_run_keywords(name, per_run)
+        message = task_message(task, name)
+        return self._plan_run(output_type, per_run), message
+
+    @overload
+    async def run(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[str]: ...
+
+    @overload
+    async def run(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunResult[T]: ...
+
+    async def run(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
+        """Run `task` to an answer: an agent on a fresh transcript, a session as the next
+        turn of its conversation.
+
+        `task` is a string, a list of blocks or a user `Message`. Per-run keywords
+        (`call_options`, `tool_policy`, `max_steps`, `max_correction_turns`,
+        `native_structured_output`, `hooks`) apply to this run only.
+
+        `output_type` asks for typed output, returned as `result.output`. Accepted: a
+        pydantic model, a dataclass or a TypedDict (the model fills its fields), or any
+        other type pydantic can validate and describe in JSON (`int`, `list[str]`, a
+        `Literal`, an `Enum`, ...), which the model gives wrapped as `{"result": ...}`.
+        Any other type raises `ArgumentTypeError` here, before the run starts.
+
+        Raises `RunError` subclasses (with the partial result as `.result`) or
+        `ProviderError`; bad arguments raise `ArgumentTypeError` or
+        `InvalidArgumentError` before anything runs.
+        """
+        plan, message = self._prepare("run", task, output_type, per_run)
+        return await self._start_run(plan, message, RunScope(), new_invocation_id())
+
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[str]: ...
+
+    @overload
+    def run_sync(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunResult[T]: ...
+
+    def run_sync(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunResult[Any]:
+        """`run` for code without an event loop (it starts one). Where a loop is already
+        running (a notebook, an async web handler) it raises `EventLoopRunningError`
+        saying to `await` `run` instead."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            kind = type(self).__name__
+            raise EventLoopRunningError(
+                f"{kind}.run_sync() cannot be called while an event loop is running "
+                f"(as in a notebook or an async web handler); "
+                f"use `await {self._surface_name}.run(...)` instead"
+            )
+        plan, message = self._prepare("run_sync", task, output_type, per_run)
+        return asyncio.run(self._start_run(plan, message, RunScope(), new_invocation_id()))
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[str]: ...
+
+    @overload
+    def stream(
+        self, task: Task, *, output_type: type[T], **per_run: Unpack[RunOptions]
+    ) -> RunStream[T]: ...
+
+    def stream(
+        self, task: Task, *, output_type: type[Any] | None = None, **per_run: Unpack[RunOptions]
+    ) -> RunStream[Any]:
+        """Run `task` and stream its events (see `RunStream` and docs/streaming.md).
+        Takes the same arguments as `run`, checked here before anything runs; the run
+        starts when the stream is first iterated."""
+        plan, message = self._prepare("stream", task, output_type, per_run)
+        invocation_id = new_invocation_id()
+
+        async def start(emit: EventSink) -> RunResult[Any]:
+            return await self._start_run(plan, message, RunScope(emit=emit), invocation_id)
+
+        return RunStream(start)

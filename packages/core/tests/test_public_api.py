@@ -1,0 +1,164 @@
+"""The public surface: what `automata.core` and `automata.core.testing` export is
+pinned here, so a change to it is a deliberate edit of this file. Every other module
+of the package is internal and says so with a leading underscore."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import types
+from pathlib import Path
+
+import pytest
+
+import automata.core
+import automata.core.testing
+
+PUBLIC_MODULES = ("automata.core", "automata.core.testing")
+
+CORE = [
+    "Agent",
+    "AgentView",
+    "Approval",
+    "Approver",
+    "ArgumentTypeError",
+    "AutomataError",
+    "Block",
+    "CallOptions",
+    "CompactionError",
+    "Compactor",
+    "CompletionError",
+    "EventLoopRunningError",
+    "FunctionTool",
+    "Hook",
+    "HookError",
+    "ImageBlock",
+    "IncompleteResponseError",
+    "InvalidArgumentError",
+    "InvalidStructuredOutputError",
+    "InvalidToolArguments",
+    "MaxStepsError",
+    "Message",
+    "ModelRequest",
+    "ModelResponse",
+    "OutputSchema",
+    "Provider",
+    "ProviderError",
+    "ProviderStreamItem",
+    "RateLimiter",
+    "RawBlock",
+    "RetryPolicy",
+    "RetryableError",
+    "RetryingTool",
+    "Role",
+    "RunError",
+    "RunOptions",
+    "RunResult",
+    "RunStream",
+    "STRUCTURED_OUTPUT_TOOL",
+    "Session",
+    "SessionBusyError",
+    "StopReason",
+    "StreamAccumulator",
+    "StreamEvent",
+    "StreamProvider",
+    "SubAgentTool",
+    "TRANSCRIPT_VERSION",
+    "Task",
+    "TaskParams",
+    "TextBlock",
+    "TextDelta",
+    "TextEvent",
+    "ThinkingBlock",
+    "ThinkingDelta",
+    "ThinkingEvent",
+    "Tool",
+    "ToolBatchAbortedError",
+    "ToolCallEvent",
+    "ToolCallView",
+    "ToolChoice",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolLimits",
+    "ToolPolicy",
+    "ToolResult",
+    "ToolResultBlock",
+    "ToolResultEvent",
+    "ToolSpec",
+    "ToolUseBlock",
+    "TranscriptError",
+    "TranscriptVersionError",
+    "Usage",
+    "UsageEvent",
+    "__version__",
+    "as_tool",
+    "as_tool_func",
+    "dump_messages",
+    "load_messages",
+    "post_run",
+    "pre_send",
+    "tool",
+    "with_tool_retry",
+]
+
+TESTING = [
+    "BrokenStream",
+    "FunctionProvider",
+    "Reply",
+    "ReplyFunction",
+    "ScriptExhaustedError",
+    "ScriptedProvider",
+    "response_for",
+    "tool_call",
+    "tool_calls",
+    "tool_results",
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [(automata.core, CORE), (automata.core.testing, TESTING)],
+    ids=PUBLIC_MODULES,
+)
+def test_the_public_names_are_exactly_these(module: types.ModuleType, expected: list[str]) -> None:
+    assert sorted(module.__all__) == expected
+    assert len(set(module.__all__)) == len(module.__all__)
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
+def test_every_exported_name_imports(module_name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from {module_name} import *", namespace)
+    assert set(importlib.import_module(module_name).__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize("module", [automata.core, automata.core.testing], ids=PUBLIC_MODULES)
+def test_every_public_attribute_is_exported(module: types.ModuleType) -> None:
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert public <= set(module.__all__)
+
+
+def test_no_module_is_public_except_the_public_surfaces() -> None:
+    root = Path(automata.core.__file__).parent
+    found = ["automata.core"]
+    for info in pkgutil.walk_packages([str(root)], prefix="automata.core."):
+        leaf = info.name.rsplit(".", 1)[-1]
+        if not leaf.startswith("_"):
+            found.append(info.name)
+    assert sorted(found) == sorted(PUBLIC_MODULES)
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    assert automata.core.__version__ == version("automata-ai-core")
+
+
+def test_a_distribution_that_is_not_installed_has_the_unknown_version() -> None:
+    from automata.core._version import installed_version
+
+    assert installed_version("automata-ai-no-such-distribution") == "0+unknown"
