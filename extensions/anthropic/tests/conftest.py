@@ -2,65 +2,36 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer
+from automata_wire_testing.fixtures import Providers, server, sleeps, wire_server
 
 from automata.anthropic import AnthropicProvider
-from automata.core._retry import RetryPolicy
 
-from .wire_server import WireServer
+__all__ = ["MODEL", "ProviderMaker", "make_provider", "provider", "server", "sleeps", "wire_server"]
 
 MODEL = "claude-test"
-FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=10.0, jitter=0)
 
-
-@pytest.fixture(scope="session")
-def wire_server() -> Iterator[WireServer]:
-    server = WireServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def server(wire_server: WireServer) -> Iterator[WireServer]:
-    wire_server.reset()
-    yield wire_server
-    wire_server.reset()
-
-
-@pytest.fixture
-def sleeps() -> list[float]:
-    """Every wait a provider asked for between retries (none is really slept)."""
-    return []
-
-
-ProviderMaker = Callable[..., AnthropicProvider]
+ProviderMaker = Providers[AnthropicProvider]
 
 
 @pytest.fixture
 async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
-    made: list[AnthropicProvider] = []
+    """`AnthropicProvider`s on the local server (prompt caching off unless asked)."""
 
-    async def fake_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-        await asyncio.sleep(0)
-
-    def make(**kwargs: Any) -> AnthropicProvider:
-        kwargs.setdefault("retry_policy", FAST_RETRIES)
-        kwargs.setdefault("sleep", fake_sleep)
-        kwargs.setdefault("cache_prompt", False)
-        provider = AnthropicProvider(
-            kwargs.pop("model", MODEL), api_key="test-key", base_url=server.base_url, **kwargs
+    def build(
+        *, model: str = MODEL, cache_prompt: bool = False, **kwargs: Any
+    ) -> AnthropicProvider:
+        return AnthropicProvider(
+            model, api_key="test-key", base_url=server.base_url, cache_prompt=cache_prompt, **kwargs
         )
-        made.append(provider)
-        return provider
 
-    yield make
-    for provider in made:
-        await provider.aclose()
+    providers = Providers(build, sleeps)
+    yield providers
+    await providers.aclose()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 from pydantic import BaseModel
 
 from automata.core import (
@@ -22,7 +23,6 @@ from automata.core import (
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 THINKING = {"type": "thinking", "thinking": "Use the tool.", "signature": "sig-t"}
 CALL = {"type": "tool_use", "id": "toolu_w", "name": "weather", "input": {"city": "Oslo"}}

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
@@ -23,7 +24,6 @@ from automata.core import (
 from automata.core.testing._conformance import ConformanceScenario, ProviderConformance
 
 from . import replies
-from .wire_server import WireServer
 
 CONTENT: list[dict[str, Any]] = [
     {"type": "thinking", "thinking": "The user wants weather.", "signature": "sig-xyz"},

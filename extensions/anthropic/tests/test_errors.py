@@ -4,6 +4,7 @@ stream that breaks part-way does."""
 from __future__ import annotations
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
@@ -13,11 +14,10 @@ from automata.core import (
     ProviderError,
     TextDelta,
 )
-from automata.core._retry import RetryPolicy
+from automata.core.providers import RetryPolicy
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 OK = replies.message([{"type": "text", "text": "fine now"}])

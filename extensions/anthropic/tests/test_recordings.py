@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer
 
 from automata.core import (
     CallOptions,
@@ -35,7 +36,6 @@ from automata.core import (
 
 from .conftest import ProviderMaker
 from .recordings import load, normalized
-from .wire_server import WireServer
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 
 from automata.anthropic import STOP_REASONS, AnthropicProvider
 from automata.core import (
@@ -21,7 +22,6 @@ from automata.core import (
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 MODES = ["complete", "stream"]

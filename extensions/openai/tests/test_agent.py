@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 from pydantic import BaseModel
 
 from automata.core import (
@@ -21,7 +22,6 @@ from automata.core import (
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 PIXEL = b"\x89PNG\r\n\x1a\npixel"

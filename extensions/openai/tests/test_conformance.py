@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from automata_wire_testing import WireServer
 
 from automata.core import (
     CallOptions,
@@ -22,7 +23,6 @@ from automata.core.testing._conformance import ConformanceScenario, ProviderConf
 from automata.openai import OpenAIProvider
 
 from . import replies
-from .wire_server import WireServer
 
 BODY = replies.completion(
     "Let me check that for you.",

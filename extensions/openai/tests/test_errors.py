@@ -4,15 +4,15 @@ stream that breaks part-way does."""
 from __future__ import annotations
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, ModelResponse, ProviderError, TextDelta
-from automata.core._retry import RetryPolicy
+from automata.core.providers import RetryPolicy
 from automata.openai import OpenAIProvider
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 OK = replies.completion("fine now")

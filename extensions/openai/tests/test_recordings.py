@@ -12,6 +12,7 @@ import base64
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer
 
 from automata.core import (
     CallOptions,
@@ -33,7 +34,6 @@ from automata.openai import OpenAIProvider
 
 from .conftest import ProviderMaker
 from .recordings import FIXTURES, load, normalized
-from .wire_server import WireServer
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer
 
 from automata.core import (
     CallOptions,
@@ -23,7 +24,6 @@ from automata.openai import OpenAIProvider
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import WireServer
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 PNG_URL = "data:image/png;base64,iVBORw0KGgpmYWtl"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import Reply, WireServer
 
 from automata.core import (
     Message,
@@ -21,7 +22,6 @@ from automata.core import (
 from automata.openai import FINISH_REASONS, OpenAIProvider
 
 from . import replies
-from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 MODES = ["complete", "stream"]

@@ -1,0 +1,33 @@
+"""Test scaffolding shared by automata's provider extensions and `bench/` (a workspace
+member that is never published).
+
+A local HTTP server that plays back scripted vendor replies (`WireServer`), the SSE
+encodings vendors use, recorded traffic loaded as replies, and pytest fixtures for
+provider tests (`automata_wire_testing.fixtures`). What is vendor-specific (the JSON
+and SSE shapes of each API) stays with each extension's tests.
+"""
+
+from automata_wire_testing._recordings import Interaction, load_recording
+from automata_wire_testing._server import (
+    DroppedConnection,
+    Received,
+    Reply,
+    Responder,
+    WireServer,
+    unreachable_url,
+)
+from automata_wire_testing._sse import halves, sse_data, sse_event
+
+__all__ = [
+    "DroppedConnection",
+    "Interaction",
+    "Received",
+    "Reply",
+    "Responder",
+    "WireServer",
+    "halves",
+    "load_recording",
+    "sse_data",
+    "sse_event",
+    "unreachable_url",
+]

@@ -1,0 +1,82 @@
+"""Pytest fixtures for provider tests against the local wire server.
+
+Import them into a `conftest.py` (pytest collects fixtures it finds there):
+
+    from automata_wire_testing.fixtures import server, sleeps, wire_server
+
+`wire_server` is one server per session; `server` is that server, reset before and
+after each test; `sleeps` records every wait a provider asked for between retries.
+`Providers` builds providers for one test with `FAST_RETRIES` and a sleep that records
+instead of waiting, and closes them all afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Protocol, TypeVar
+
+import pytest
+
+from automata.core.providers import RetryPolicy
+from automata_wire_testing._server import WireServer
+
+__all__ = ["FAST_RETRIES", "Providers", "server", "sleeps", "wire_server"]
+
+FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=10.0, jitter=0)
+"""Three attempts, waits of 0.5 s then 1 s (no jitter): retries that tests can predict."""
+
+
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+P = TypeVar("P", bound=_Closable)
+
+
+class Providers(Generic[P]):
+    """Call it with keyword arguments to build a provider through `build`: unless
+    given, `retry_policy` is `FAST_RETRIES` and `sleep` records the wait in `sleeps`
+    without waiting. `aclose()` closes every provider built."""
+
+    def __init__(self, build: Callable[..., P], sleeps: list[float]) -> None:
+        self._build = build
+        self._sleeps = sleeps
+        self._made: list[P] = []
+
+    async def _sleep(self, seconds: float) -> None:
+        self._sleeps.append(seconds)
+        await asyncio.sleep(0)
+
+    def __call__(self, **kwargs: Any) -> P:
+        kwargs.setdefault("retry_policy", FAST_RETRIES)
+        kwargs.setdefault("sleep", self._sleep)
+        provider = self._build(**kwargs)
+        self._made.append(provider)
+        return provider
+
+    async def aclose(self) -> None:
+        for provider in self._made:
+            await provider.aclose()
+
+
+@pytest.fixture(scope="session")
+def wire_server() -> Iterator[WireServer]:
+    """One local server for the whole session."""
+    running = WireServer().start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def server(wire_server: WireServer) -> Iterator[WireServer]:
+    """The session's server with nothing scripted or received, for one test."""
+    wire_server.reset()
+    yield wire_server
+    wire_server.reset()
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    """Every wait a provider asked for between retries (none is really slept)."""
+    return []
