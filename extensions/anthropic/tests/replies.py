@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from automata_wire_testing import Reply, halves, sse_event
+from automata_wire_testing import Reply, Responder, halves, sse_event
 
 USAGE = {
     "input_tokens": 12,
@@ -88,7 +88,7 @@ def stream_events(body: dict[str, Any]) -> list[bytes]:
     return events
 
 
-def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Any:
+def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Responder:
     """A responder answering with `body` as JSON, or as SSE when the request streams."""
 
     def respond(request: dict[str, Any]) -> Reply:
