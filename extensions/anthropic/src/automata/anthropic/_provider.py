@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import warnings
-from collections.abc import Awaitable, Callable, Collection
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Unpack
 
 from anthropic import AsyncAnthropic
 from automata.anthropic._errors import vendor_error
@@ -18,11 +16,10 @@ from automata.anthropic._wire import (
     response_from,
 )
 from automata.core.providers import (
-    DEFAULT_RETRY_STATUSES,
     ModelRequest,
     ModelResponse,
     ProviderError,
-    RetryPolicy,
+    SDKOptions,
     SDKProvider,
 )
 
@@ -43,6 +40,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     `automata.core.providers.SDKProvider`: rate limits (429) and overload (503, 529)
     are retried by `retry_policy` alone, honouring the server's retry-after, and only
     before any part of a reply has been streamed.
+    `api_key`, `base_url`, `retry_policy`, `retry_statuses`, `timeout` and `sleep` are
+    the `SDKOptions` every SDK provider takes.
 
     `max_tokens` is the answer budget when a call sets none (a thinking budget is added
     on top). `cache_prompt` marks the tools-and-system prefix for prompt caching;
@@ -68,8 +67,6 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         self,
         model: str,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
         client: AsyncAnthropic | None = None,
         max_tokens: int = 4096,
         cache_prompt: bool = True,
@@ -77,23 +74,11 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         thinking_mode: Literal["enabled", "adaptive"] = "enabled",
         effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None,
         sampling_params: bool = False,
-        retry_policy: RetryPolicy | None = None,
-        retry_statuses: Collection[int] = DEFAULT_RETRY_STATUSES,
-        timeout: float | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        **options: Unpack[SDKOptions],
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
-        super().__init__(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            client=client,
-            retry_policy=retry_policy,
-            retry_statuses=retry_statuses,
-            timeout=timeout,
-            sleep=sleep,
-        )
+        super().__init__(model, client=client, **options)
         self._settings = WireSettings(
             model=model,
             max_tokens=max_tokens,
@@ -114,14 +99,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     def new_client(
         self, *, api_key: str | None, base_url: str | None, timeout: float | None
     ) -> AsyncAnthropic:
-        if timeout is None:
-            return AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0)
-        return AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        return AsyncAnthropic(api_key=api_key, base_url=base_url, **self.sdk_options(timeout))
 
     def adopt_client(self, client: AsyncAnthropic, *, timeout: float | None) -> AsyncAnthropic:
-        if timeout is None:
-            return client.with_options(max_retries=0)
-        return client.with_options(max_retries=0, timeout=timeout)
+        return client.with_options(**self.sdk_options(timeout))
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `messages.create` arguments this provider sends for `request`, to see

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Collection
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from automata.core.providers import (
-    DEFAULT_RETRY_STATUSES,
     ModelRequest,
     ModelResponse,
     ProviderError,
-    RetryPolicy,
+    SDKOptions,
     SDKProvider,
 )
 from automata.openai._errors import vendor_error
@@ -40,6 +37,8 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     mapping follow `automata.core.providers.SDKProvider`: rate limits (429) and
     overload (503, 529) are retried by `retry_policy` alone, honouring the server's
     retry-after, and only before any part of a reply has been streamed.
+    `api_key`, `base_url`, `retry_policy`, `retry_statuses`, `timeout` and `sleep` are
+    the `SDKOptions` every SDK provider takes.
 
     Wire choices for compatible servers: `system_role` ("developer" for OpenAI
     reasoning models that want it), `max_tokens_field` ("max_tokens" for servers that
@@ -59,28 +58,14 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         self,
         model: str,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
         client: AsyncOpenAI | None = None,
         system_role: Literal["system", "developer"] = "system",
         max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
         reasoning_effort: ReasoningEffort | None = None,
         stream_usage: bool = True,
-        retry_policy: RetryPolicy | None = None,
-        retry_statuses: Collection[int] = DEFAULT_RETRY_STATUSES,
-        timeout: float | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        **options: Unpack[SDKOptions],
     ) -> None:
-        super().__init__(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            client=client,
-            retry_policy=retry_policy,
-            retry_statuses=retry_statuses,
-            timeout=timeout,
-            sleep=sleep,
-        )
+        super().__init__(model, client=client, **options)
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
@@ -94,14 +79,10 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     def new_client(
         self, *, api_key: str | None, base_url: str | None, timeout: float | None
     ) -> AsyncOpenAI:
-        if timeout is None:
-            return AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
-        return AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        return AsyncOpenAI(api_key=api_key, base_url=base_url, **self.sdk_options(timeout))
 
     def adopt_client(self, client: AsyncOpenAI, *, timeout: float | None) -> AsyncOpenAI:
-        if timeout is None:
-            return client.with_options(max_retries=0)
-        return client.with_options(max_retries=0, timeout=timeout)
+        return client.with_options(**self.sdk_options(timeout))
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `chat.completions.create` arguments this provider sends for `request`,

@@ -55,7 +55,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypedDict, TypeVar
 
 from automata.core._blocks import (
     Block,
@@ -98,6 +98,7 @@ __all__ = [
     "RawBlock",
     "RetryPolicy",
     "SDKClient",
+    "SDKOptions",
     "SDKProvider",
     "SDKStream",
     "StopReason",
@@ -124,6 +125,18 @@ Delta = TextDelta | ThinkingDelta
 class MissingAPIKeyError(ProviderError):
     """A provider was built without a client and found no API key. The message names
     the environment variable to set and the `api_key=` argument."""
+
+
+class SDKOptions(TypedDict, total=False):
+    """The keyword arguments every `SDKProvider` takes beside `model` and `client`; a
+    subclass forwards them as `**options: Unpack[SDKOptions]` (see `SDKProvider`)."""
+
+    api_key: str | None
+    base_url: str | None
+    retry_policy: RetryPolicy | None
+    retry_statuses: Collection[int]
+    timeout: float | None
+    sleep: Callable[[float], Awaitable[object]]
 
 
 class SDKClient(Protocol):
@@ -180,6 +193,13 @@ class SDKProvider(ABC, Generic[ClientT]):
     (seconds) applies to every call. `retry_policy` (default `RetryPolicy()`) decides
     how often a failure marked retryable is repeated; `retry_statuses` are the HTTP
     statuses marked retryable. `sleep` is how retries wait (injectable for tests).
+
+    A subclass's `__init__` takes its own settings and forwards the rest:
+
+        def __init__(self, model: str, *, client: AcmeClient | None = None,
+                     house_style: bool = False, **options: Unpack[SDKOptions]) -> None:
+            super().__init__(model, client=client, **options)
+            self._house_style = house_style
     """
 
     provider_name: ClassVar[str]
@@ -232,18 +252,24 @@ class SDKProvider(ABC, Generic[ClientT]):
 
     # ------------------------------------------------------------- what a vendor writes
 
+    @staticmethod
+    def sdk_options(timeout: float | None) -> dict[str, Any]:
+        """The SDK client options every provider sets: `max_retries=0` (one retry
+        policy decides), and `timeout` when given."""
+        return {"max_retries": 0} if timeout is None else {"max_retries": 0, "timeout": timeout}
+
     @abstractmethod
     def new_client(
         self, *, api_key: str | None, base_url: str | None, timeout: float | None
     ) -> ClientT:
-        """A new SDK client with the SDK's own retries off (`max_retries=0`) and
-        `timeout` when given; the provider owns it and closes it in `aclose()`."""
+        """A new SDK client with `sdk_options(timeout)` (the SDK's own retries off);
+        the provider owns it and closes it in `aclose()`."""
 
     @abstractmethod
     def adopt_client(self, client: ClientT, *, timeout: float | None) -> ClientT:
-        """A caller's client as this provider uses it: a copy with the SDK's retries
-        off (and `timeout` when given) that shares its connection pool, e.g.
-        `client.with_options(max_retries=0)`. The caller's client is not changed."""
+        """A caller's client as this provider uses it: a copy with `sdk_options(timeout)`
+        that shares its connection pool, e.g. `client.with_options(**options)`. The
+        caller's client is not changed."""
 
     @abstractmethod
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
