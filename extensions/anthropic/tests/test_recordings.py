@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from automata_wire_testing import WireServer
+from automata_wire_testing import WireServer, final_response, tool_message
 
 from automata.core import (
     CallOptions,
@@ -28,7 +28,6 @@ from automata.core import (
     TextDelta,
     ThinkingBlock,
     ThinkingDelta,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
@@ -50,12 +49,6 @@ def tool_specs(recorded: dict[str, Any]) -> tuple[ToolSpec, ...]:
     )
 
 
-def tool_message(tool_use_id: str, *content: TextBlock | ImageBlock) -> Message:
-    return Message(
-        role="tool", content=(ToolResultBlock(tool_use_id=tool_use_id, content=content),)
-    )
-
-
 def signature_in(sse_events: Any) -> str:
     """The signature as the recorded stream carried it, read straight from the SSE."""
     parts = []
@@ -64,16 +57,6 @@ def signature_in(sse_events: Any) -> str:
             if line.startswith("data:") and "signature_delta" in line:
                 parts.append(json.loads(line[5:])["delta"]["signature"])
     return "".join(parts)
-
-
-async def call(provider: Any, request: ModelRequest, streamed: bool) -> ModelResponse:
-    if not streamed:
-        response: ModelResponse = await provider.complete(request)
-        return response
-    items = [item async for item in provider.stream(request)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    return final
 
 
 # --- thinking + tool use round trip (non-streaming) --------------------------------
@@ -160,7 +143,7 @@ async def test_stream_request_matches_the_recorded_one(
     (only,) = load(THINKING_STREAM)
     server.enqueue(only.reply)
     provider = make_provider(model=only.request["model"])
-    await call(provider, thinking_request(only.request), streamed=True)
+    await final_response(provider, thinking_request(only.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
     assert normalized(sent) == normalized(only.request)
@@ -208,7 +191,7 @@ async def test_streamed_tool_call_is_assembled_from_json_fragments(
     first, _ = load(TOOL_STREAM)
     server.enqueue(first.reply)
     provider = make_provider(model=first.request["model"])
-    response = await call(provider, exchange_request(first.request), streamed=True)
+    response = await final_response(provider, exchange_request(first.request), streamed=True)
     assert response.message.tool_calls == (
         ToolUseBlock(
             id="toolu_01EFn5wTNBYA8Reni8rbmnHT",
@@ -226,7 +209,7 @@ async def test_streamed_server_tool_blocks_are_kept_raw_with_their_input(
     first, _ = load(TOOL_STREAM)
     server.enqueue(first.reply)
     provider = make_provider(model=first.request["model"])
-    response = await call(provider, exchange_request(first.request), streamed=True)
+    response = await final_response(provider, exchange_request(first.request), streamed=True)
     raw = [b for b in response.message.content if isinstance(b, RawBlock)]
     assert [(b.provider, b.kind) for b in raw] == [
         ("anthropic", "server_tool_use"),
@@ -241,9 +224,9 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     first, second = load(TOOL_STREAM)
     server.enqueue(first.reply, second.reply)
     provider = make_provider(model=first.request["model"])
-    reply = await call(provider, exchange_request(first.request), streamed=True)
+    reply = await final_response(provider, exchange_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
-    final = await call(
+    final = await final_response(
         provider,
         exchange_request(
             first.request, reply.message, tool_message(call_id, TextBlock(text="1 USD = 0.92 EUR"))

@@ -12,7 +12,7 @@ import base64
 from typing import Any
 
 import pytest
-from automata_wire_testing import WireServer
+from automata_wire_testing import WireServer, final_response, tool_message
 
 from automata.core import (
     CallOptions,
@@ -25,12 +25,10 @@ from automata.core import (
     StopReason,
     TextBlock,
     TextDelta,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
-from automata.openai import OpenAIProvider
 
 from .conftest import ProviderMaker
 from .recordings import FIXTURES, load, normalized
@@ -45,21 +43,6 @@ def tool_specs(recorded: dict[str, Any]) -> tuple[ToolSpec, ...]:
         ToolSpec(t["function"]["name"], t["function"]["description"], t["function"]["parameters"])
         for t in recorded.get("tools", [])
     )
-
-
-def tool_message(tool_use_id: str, *content: TextBlock | ImageBlock) -> Message:
-    return Message(
-        role="tool", content=(ToolResultBlock(tool_use_id=tool_use_id, content=content),)
-    )
-
-
-async def call(provider: OpenAIProvider, request: ModelRequest, streamed: bool) -> ModelResponse:
-    if not streamed:
-        return await provider.complete(request)
-    items = [item async for item in provider.stream(request)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    return final
 
 
 # --- streamed tool call with argument fragments --------------------------------------
@@ -81,7 +64,7 @@ async def test_streamed_request_matches_the_recorded_one(
     first, _ = load(STREAM)
     server.enqueue(first.reply)
     provider = make_provider(model=first.request["model"])
-    await call(provider, capital_request(first.request), streamed=True)
+    await final_response(provider, capital_request(first.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
     assert normalized(sent) == normalized(first.request)
@@ -93,7 +76,7 @@ async def test_streamed_tool_call_is_assembled_from_argument_fragments(
     first, _ = load(STREAM)
     server.enqueue(first.reply)
     provider = make_provider(model=first.request["model"])
-    response = await call(provider, capital_request(first.request), streamed=True)
+    response = await final_response(provider, capital_request(first.request), streamed=True)
     assert response.message.content == (
         ToolUseBlock(
             id="call_ZR5UUuTt3pf61kjwAJIYdVMj", name="get_capital", input={"country": "UK"}
@@ -110,7 +93,7 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     first, second = load(STREAM)
     server.enqueue(first.reply, second.reply)
     provider = make_provider(model=first.request["model"])
-    reply = await call(provider, capital_request(first.request), streamed=True)
+    reply = await final_response(provider, capital_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
     request = capital_request(
         first.request, reply.message, tool_message(call_id, TextBlock(text="London"))

@@ -7,6 +7,13 @@ provider tests (`automata_wire_testing.fixtures`). What is vendor-specific (the 
 and SSE shapes of each API) stays with each extension's tests.
 """
 
+from automata_wire_testing._calls import (
+    ask,
+    final_response,
+    sent_body,
+    stream_items,
+    tool_message,
+)
 from automata_wire_testing._recordings import Interaction, load_recording
 from automata_wire_testing._server import (
     DroppedConnection,
@@ -25,9 +32,14 @@ __all__ = [
     "Reply",
     "Responder",
     "WireServer",
+    "ask",
+    "final_response",
     "halves",
     "load_recording",
+    "sent_body",
     "sse_data",
     "sse_event",
+    "stream_items",
+    "tool_message",
     "unreachable_url",
 ]

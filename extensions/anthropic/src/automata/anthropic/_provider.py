@@ -58,6 +58,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     """
 
     provider_name = PROVIDER
+    client_class = AsyncAnthropic
     api_key_env = "ANTHROPIC_API_KEY"
     stream_end = "message_stop"
     supports_native_output = True
@@ -95,14 +96,6 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     def has_credentials(self, api_key: str | None) -> bool:
         """A key, or the bearer token the SDK also reads (`ANTHROPIC_AUTH_TOKEN`)."""
         return super().has_credentials(api_key) or bool(os.environ.get("ANTHROPIC_AUTH_TOKEN"))
-
-    def new_client(
-        self, *, api_key: str | None, base_url: str | None, timeout: float | None
-    ) -> AsyncAnthropic:
-        return AsyncAnthropic(api_key=api_key, base_url=base_url, **self.sdk_options(timeout))
-
-    def adopt_client(self, client: AsyncAnthropic, *, timeout: float | None) -> AsyncAnthropic:
-        return client.with_options(**self.sdk_options(timeout))
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `messages.create` arguments this provider sends for `request`, to see

@@ -48,6 +48,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     """
 
     provider_name = PROVIDER
+    client_class = AsyncOpenAI
     api_key_env = "OPENAI_API_KEY"
     stream_end = "a finish reason"
     supports_native_output = True
@@ -75,14 +76,6 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         )
 
     # ---------------------------------------------------------- SDKProvider hooks
-
-    def new_client(
-        self, *, api_key: str | None, base_url: str | None, timeout: float | None
-    ) -> AsyncOpenAI:
-        return AsyncOpenAI(api_key=api_key, base_url=base_url, **self.sdk_options(timeout))
-
-    def adopt_client(self, client: AsyncOpenAI, *, timeout: float | None) -> AsyncOpenAI:
-        return client.with_options(**self.sdk_options(timeout))
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `chat.completions.create` arguments this provider sends for `request`,

@@ -27,11 +27,10 @@ and every type a provider reads or returns.
 
 A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
 
-- class attributes `provider_name` (e.g. `"acme"`), `api_key_env` (e.g.
-  `"ACME_API_KEY"`), `stream_end` (how its stream says it is complete, for error
-  messages, e.g. `"message_stop"`) and, when it has a JSON-schema mode,
-  `supports_native_output = True`;
-- `new_client` and `adopt_client`: the SDK client with the SDK's retries off;
+- class attributes `provider_name` (e.g. `"acme"`), `client_class` (the SDK's async
+  client), `api_key_env` (e.g. `"ACME_API_KEY"`), `stream_end` (how its stream says it
+  is complete, for error messages, e.g. `"message_stop"`) and, when it has a
+  JSON-schema mode, `supports_native_output = True`;
 - `request_params`: a `ModelRequest` as the keyword arguments of the SDK call;
 - `send`: the SDK call itself (a reply object, or a stream when the params ask for one);
 - `parse_response`: the SDK's reply object as a `ModelResponse`;
@@ -40,12 +39,15 @@ A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
 - `vendor_error`: the SDK's exceptions as `ProviderError`s, usually through
   `status_error` and `connection_error`.
 
-Optional hooks: `stream_params` (default: adds `stream=True`), `call_params` (default:
-`request_params`; override to warn about options the vendor does not take),
-`completes_by_streaming` (default: never) and `has_credentials` (default: `api_key`
-or the `api_key_env` variable is set). Then run the conformance suite of
-`automata.core.testing` against a local server speaking the vendor's wire format
-(see docs/providers.md).
+Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
+`client.with_options`, with the SDK's retries off), `stream_params` (default: adds
+`stream=True`), `call_params` (default: `request_params`; override to warn about
+options the vendor does not take), `completes_by_streaming` (default: never) and
+`has_credentials` (default: `api_key` or the `api_key_env` variable is set).
+
+Then test it against a local server speaking the vendor's wire format, with the
+provider conformance suite (`automata.core.testing._conformance`); see
+docs/providers.md.
 """
 
 from __future__ import annotations
@@ -140,7 +142,8 @@ class SDKOptions(TypedDict, total=False):
 
 
 class SDKClient(Protocol):
-    """What the base needs of a vendor SDK's async client."""
+    """What the base needs of a vendor SDK's async client: a way to close it (and, for
+    the default `adopt_client`, a `with_options(max_retries=..., timeout=...)` copy)."""
 
     async def close(self) -> None: ...
 
@@ -209,6 +212,9 @@ class SDKProvider(ABC, Generic[ClientT]):
     """The environment variable the SDK reads the API key from."""
     stream_end: ClassVar[str]
     """What marks a whole stream, as error messages name it."""
+    client_class: ClassVar[Callable[..., Any]]
+    """The SDK's async client class (`new_client` calls it with `api_key`, `base_url`,
+    `max_retries` and `timeout`)."""
     supports_streaming: ClassVar[bool] = True
     """Every SDK provider streams (`stream()` as well as `complete()`)."""
     supports_native_output: ClassVar[bool] = False
@@ -259,19 +265,6 @@ class SDKProvider(ABC, Generic[ClientT]):
         return {"max_retries": 0} if timeout is None else {"max_retries": 0, "timeout": timeout}
 
     @abstractmethod
-    def new_client(
-        self, *, api_key: str | None, base_url: str | None, timeout: float | None
-    ) -> ClientT:
-        """A new SDK client with `sdk_options(timeout)` (the SDK's own retries off);
-        the provider owns it and closes it in `aclose()`."""
-
-    @abstractmethod
-    def adopt_client(self, client: ClientT, *, timeout: float | None) -> ClientT:
-        """A caller's client as this provider uses it: a copy with `sdk_options(timeout)`
-        that shares its connection pool, e.g. `client.with_options(**options)`. The
-        caller's client is not changed."""
-
-    @abstractmethod
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments of the SDK call for `request`, without streaming
         flags. Never changes `request`; nested values may be shared with it."""
@@ -297,6 +290,24 @@ class SDKProvider(ABC, Generic[ClientT]):
         read alike; retryability after content is the base's concern."""
 
     # ------------------------------------------------------- hooks with a default
+
+    def new_client(
+        self, *, api_key: str | None, base_url: str | None, timeout: float | None
+    ) -> ClientT:
+        """A new SDK client: `client_class(api_key=..., base_url=..., **sdk_options)`
+        (the SDK's own retries off). The provider owns it and closes it in `aclose()`."""
+        client: ClientT = self.client_class(
+            api_key=api_key, base_url=base_url, **self.sdk_options(timeout)
+        )
+        return client
+
+    def adopt_client(self, client: ClientT, *, timeout: float | None) -> ClientT:
+        """A caller's client as this provider uses it: `client.with_options(...)` with
+        `sdk_options(timeout)`, a copy that shares its connection pool. The caller's
+        client is not changed."""
+        configurable: Any = client  # `with_options` is not typed alike by every SDK
+        adopted: ClientT = configurable.with_options(**self.sdk_options(timeout))
+        return adopted
 
     def stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
         """`params` for a streaming call (a new dict): adds `stream=True`."""
