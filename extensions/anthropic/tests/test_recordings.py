@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from automata_wire_testing import WireServer, final_response, tool_message
+from automata_wire_testing import WireServer, final_response, replay, tool_message
 
 from automata.core import (
     CallOptions,
@@ -80,8 +80,7 @@ async def test_roundtrip_first_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(ROUNDTRIP)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     await provider.complete(roundtrip_request(first.request))
     assert normalized(server.received[0].body) == normalized(first.request)
 
@@ -90,8 +89,7 @@ async def test_roundtrip_reply_keeps_signed_thinking_text_and_tool_call(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(ROUNDTRIP)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     response = await provider.complete(roundtrip_request(first.request))
     recorded = first.reply.json_body["content"]
     assert response.message.content == (
@@ -108,8 +106,7 @@ async def test_roundtrip_replays_signed_thinking_and_tool_result_as_the_vendor_a
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(ROUNDTRIP)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await provider.complete(roundtrip_request(first.request))
     call_id = reply.message.tool_calls[0].id
     final = await provider.complete(
@@ -141,8 +138,7 @@ async def test_stream_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load(THINKING_STREAM)
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
+    provider = replay(server, make_provider, only)
     await final_response(provider, thinking_request(only.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
@@ -153,8 +149,7 @@ async def test_stream_yields_thinking_then_text_and_keeps_the_signature(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load(THINKING_STREAM)
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
+    provider = replay(server, make_provider, only)
     items = [item async for item in provider.stream(thinking_request(only.request))]
     final = items[-1]
     assert isinstance(final, ModelResponse)
@@ -189,8 +184,7 @@ async def test_streamed_tool_call_is_assembled_from_json_fragments(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(TOOL_STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     response = await final_response(provider, exchange_request(first.request), streamed=True)
     assert response.message.tool_calls == (
         ToolUseBlock(
@@ -207,8 +201,7 @@ async def test_streamed_server_tool_blocks_are_kept_raw_with_their_input(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(TOOL_STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     response = await final_response(provider, exchange_request(first.request), streamed=True)
     raw = [b for b in response.message.content if isinstance(b, RawBlock)]
     assert [(b.provider, b.kind) for b in raw] == [
@@ -222,8 +215,7 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(TOOL_STREAM)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await final_response(provider, exchange_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
     final = await final_response(
@@ -262,8 +254,7 @@ async def test_tool_result_images_are_sent_inline_and_by_url_as_the_vendor_accep
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(IMAGES)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -296,8 +287,7 @@ async def test_recorded_bad_request_raises_at_once_with_the_vendor_message(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load("anthropic_error_400.yaml")
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
+    provider = replay(server, make_provider, only)
     with pytest.raises(ProviderError) as caught:
         await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
     error = caught.value

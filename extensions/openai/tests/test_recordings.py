@@ -12,7 +12,7 @@ import base64
 from typing import Any
 
 import pytest
-from automata_wire_testing import WireServer, final_response, tool_message
+from automata_wire_testing import WireServer, final_response, replay, tool_message
 
 from automata.core import (
     CallOptions,
@@ -62,8 +62,7 @@ async def test_streamed_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     await final_response(provider, capital_request(first.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
@@ -74,8 +73,7 @@ async def test_streamed_tool_call_is_assembled_from_argument_fragments(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     response = await final_response(provider, capital_request(first.request), streamed=True)
     assert response.message.content == (
         ToolUseBlock(
@@ -91,8 +89,7 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(STREAM)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await final_response(provider, capital_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
     request = capital_request(
@@ -131,8 +128,7 @@ async def test_native_output_requests_match_the_recorded_ones(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(NATIVE)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await provider.complete(native_request(first.request))
     call_id = reply.message.tool_calls[0].id
     await provider.complete(
@@ -165,8 +161,7 @@ async def test_required_tool_choice_round_trip_matches_the_recording(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(TOOL_OUTPUT)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -221,8 +216,7 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(IMAGES)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -259,8 +253,7 @@ async def test_recorded_model_not_found_raises_at_once_with_the_vendor_message(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load("openai_error_404.yaml")
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
+    provider = replay(server, make_provider, only)
     with pytest.raises(ProviderError) as caught:
         await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
     error = caught.value

@@ -14,7 +14,7 @@ from automata_wire_testing._calls import (
     stream_items,
     tool_message,
 )
-from automata_wire_testing._recordings import Interaction, load_recording
+from automata_wire_testing._recordings import Interaction, load_recording, replay
 from automata_wire_testing._server import (
     DroppedConnection,
     Received,
@@ -36,6 +36,7 @@ __all__ = [
     "final_response",
     "halves",
     "load_recording",
+    "replay",
     "sent_body",
     "sse_data",
     "sse_event",

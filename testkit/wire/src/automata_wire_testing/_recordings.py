@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml  # type: ignore[import-untyped]
 
-from automata_wire_testing._server import Reply
+from automata_wire_testing._server import Reply, WireServer
 
-__all__ = ["Interaction", "load_recording"]
+__all__ = ["Interaction", "load_recording", "replay"]
+
+P = TypeVar("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +39,10 @@ def load_recording(path: Path) -> list[Interaction]:
         request = item["request"]["parsed_body"]
         interactions.append(Interaction(request, reply, bool(request.get("stream"))))
     return interactions
+
+
+def replay(server: WireServer, make_provider: Callable[..., P], *interactions: Interaction) -> P:
+    """Script `server` to answer with the recorded replies of `interactions`, in order,
+    and build a provider asking for the model the first one was recorded with."""
+    server.enqueue(*(interaction.reply for interaction in interactions))
+    return make_provider(model=interactions[0].request["model"])
