@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from automata.core import Agent, IncompleteResponseError, TextEvent, ToolCallEvent, tool
 from automata.core.providers import (
     Message,
     ModelRequest,
@@ -22,7 +23,9 @@ from automata.core.providers import (
     ProviderError,
     RetryPolicy,
     SDKProvider,
+    StopReason,
     TextDelta,
+    Usage,
 )
 from automata_wire_testing._server import Reply, Responder, WireServer, unreachable_url
 from automata_wire_testing.fixtures import Providers
@@ -33,8 +36,14 @@ REQUEST = ModelRequest(messages=(Message.user("hi"),))
 """The request every test of the suite sends."""
 
 _SHORT = "fine now"
+_ANSWER = "It snows in Oslo."
 _LONG = "one two three four"
 _AnyProviders = Providers[SDKProvider[Any]]
+
+
+def weather(city: str) -> str:
+    """Current weather for a city."""
+    return f"snow in {city}"
 
 
 async def _drain(provider: SDKProvider[Any]) -> list[object]:
@@ -68,6 +77,8 @@ class SDKProviderSuite(ABC):
     """How many SSE events of `stream_events(...)` come before the first text delta."""
     events_after_end: ClassVar[int] = 0
     """How many SSE events of `stream_events(...)` follow the end marker."""
+    tool_call_stop: ClassVar[str]
+    """The vendor's raw stop reason for a turn that calls tools."""
     credential_envs: ClassVar[tuple[str, ...]]
     """Every environment variable the provider takes credentials from."""
 
@@ -97,6 +108,11 @@ class SDKProviderSuite(ABC):
     @abstractmethod
     def client_errors(self) -> list[tuple[Reply, str]]:
         """Error responses for 400, 401, 403 and 404, each with its exact message."""
+
+    @abstractmethod
+    def agent_turns(self, tool_name: str) -> tuple[Responder, Responder]:
+        """A turn calling `tool_name` with `{"city": "Oslo"}`, then the answer
+        "It snows in Oslo.", each reporting 10 input and 5 output tokens."""
 
     @abstractmethod
     def new_client(self, base_url: str, *, max_retries: int) -> Any:
@@ -371,3 +387,60 @@ class SDKProviderSuite(ABC):
         final = (await _drain(make_provider()))[-1]
         assert isinstance(final, ModelResponse)
         assert final.message.text == _SHORT
+
+    # --- under the agent loop -----------------------------------------------------------
+
+    async def test_an_agent_runs_a_tool_call_then_answers(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.enqueue(*self.agent_turns("weather"))
+        result = await Agent(make_provider(), tools=[tool(weather)]).run("Weather in Oslo?")
+        assert result.output == _ANSWER
+        assert (result.steps, result.stop_reason) == (2, StopReason.END_TURN)
+        assert result.usage == Usage(input_tokens=20, output_tokens=10)
+
+    async def test_a_streamed_agent_run_emits_text_and_the_tool_call(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.enqueue(*self.agent_turns("weather"))
+        stream = Agent(make_provider(), tools=[tool(weather)]).stream("Weather in Oslo?")
+        events = [event async for event in stream]
+        assert "".join(e.text for e in events if isinstance(e, TextEvent)) == _ANSWER
+        assert [e.call.name for e in events if isinstance(e, ToolCallEvent)] == ["weather"]
+        assert stream.result.usage == Usage(input_tokens=20, output_tokens=10)
+
+    async def test_a_stream_broken_after_text_fails_the_run_as_incomplete_with_the_partial_text(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        events = self.stream_events(_ANSWER)
+        server.enqueue(Reply(events=events, drop_after=self.events_before_content + 1))
+        stream = Agent(make_provider()).stream("Weather in Oslo?")
+        with pytest.raises(IncompleteResponseError) as caught:
+            _ = [event async for event in stream]
+        result = caught.value.result
+        assert result is not None
+        assert result.stop_reason is StopReason.INCOMPLETE
+        assert result.messages[-1].text == "It snows"
+        assert len(server.received) == 1
+
+    async def test_a_traced_run_reports_the_provider_model_and_usage_on_its_chat_spans(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        server.enqueue(*self.agent_turns("weather"))
+        agent = Agent(make_provider(), tools=[tool(weather)], tracer_provider=tracer_provider)
+        await agent.run("Weather in Oslo?")
+        chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+        assert len(chats) == 2
+        attributes = dict(chats[0].attributes or {})
+        assert attributes["gen_ai.provider.name"] == self.provider_name
+        assert attributes["gen_ai.request.model"] == self.model
+        assert attributes["gen_ai.response.finish_reasons"] == (self.tool_call_stop,)
+        usage = (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"])
+        assert usage == (10, 5)

@@ -1,5 +1,6 @@
-"""Failures, client ownership and credentials: the shared suite of SDK providers with
-the Chat Completions wire's error shapes and exact messages."""
+"""What every SDK provider does (client ownership, credentials, retries, failures, runs
+under the agent loop), checked with the Chat Completions wire's shapes and exact
+messages."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class TestOpenAIProvider(SDKProviderSuite):
     base_path = "/v1"
     events_before_content = 1  # the role chunk
     events_after_end = 2  # the usage chunk, [DONE]
+    tool_call_stop = "tool_calls"
     credential_envs = ("OPENAI_API_KEY",)
 
     missing_key_message = (
@@ -80,6 +82,16 @@ class TestOpenAIProvider(SDKProviderSuite):
                 "openai: 404 model_not_found: The model `nope` does not exist.",
             ),
         ]
+
+    def agent_turns(self, tool_name: str) -> tuple[Responder, Responder]:
+        call = replies.tool_call("call_w", tool_name, {"city": "Oslo"})
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        return (
+            replies.reply(
+                replies.completion(tool_calls=[call], finish_reason="tool_calls", usage=usage)
+            ),
+            replies.reply(replies.completion("It snows in Oslo.", usage=usage)),
+        )
 
     def new_client(self, base_url: str, *, max_retries: int) -> Any:
         return AsyncOpenAI(api_key="k", base_url=base_url, max_retries=max_retries)

@@ -1,5 +1,5 @@
-"""Failures, client ownership and credentials: the shared suite of SDK providers with
-the Anthropic wire's error shapes and exact messages."""
+"""What every SDK provider does (client ownership, credentials, retries, failures, runs
+under the agent loop), checked with the Anthropic wire's shapes and exact messages."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ class TestAnthropicProvider(SDKProviderSuite):
     model = "claude-test"
     api_path = "/v1/messages"
     events_before_content = 3  # message_start, ping, content_block_start
+    tool_call_stop = "tool_use"
     credential_envs = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
     missing_key_message = (
@@ -75,6 +76,15 @@ class TestAnthropicProvider(SDKProviderSuite):
                 "anthropic: 404 not_found_error: model: claude-nope",
             ),
         ]
+
+    def agent_turns(self, tool_name: str) -> tuple[Responder, Responder]:
+        call = {"type": "tool_use", "id": "toolu_w", "name": tool_name, "input": {"city": "Oslo"}}
+        usage = {"input_tokens": 10, "output_tokens": 5}
+        answer = [{"type": "text", "text": "It snows in Oslo."}]
+        return (
+            replies.reply(replies.message([call], stop_reason="tool_use", usage=usage)),
+            replies.reply(replies.message(answer, usage=usage)),
+        )
 
     def new_client(self, base_url: str, *, max_retries: int) -> Any:
         return AsyncAnthropic(api_key="k", base_url=base_url, max_retries=max_retries)
