@@ -17,7 +17,6 @@ from automata.anthropic._wire import (
 )
 from automata.core.providers import (
     ModelRequest,
-    ModelResponse,
     ProviderError,
     SDKOptions,
     SDKProvider,
@@ -130,11 +129,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     async def send(self, params: dict[str, Any]) -> Any:
         return await self.client.messages.create(**params)
 
-    def parse_response(self, raw: Any) -> ModelResponse:
-        return response_from(raw)
-
-    def new_assembler(self) -> StreamAccumulator:
-        return StreamAccumulator()
+    parse_response = staticmethod(response_from)
+    new_assembler = StreamAccumulator
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

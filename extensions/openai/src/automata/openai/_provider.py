@@ -6,7 +6,6 @@ from typing import Any, Literal, Unpack
 
 from automata.core.providers import (
     ModelRequest,
-    ModelResponse,
     ProviderError,
     SDKOptions,
     SDKProvider,
@@ -94,11 +93,8 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     async def send(self, params: dict[str, Any]) -> Any:
         return await self.client.chat.completions.create(**params)
 
-    def parse_response(self, raw: Any) -> ModelResponse:
-        return response_from(raw)
-
-    def new_assembler(self) -> StreamAccumulator:
-        return StreamAccumulator()
+    parse_response = staticmethod(response_from)
+    new_assembler = StreamAccumulator
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

@@ -33,9 +33,10 @@ A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
   JSON-schema mode, `supports_native_output = True`;
 - `request_params`: a `ModelRequest` as the keyword arguments of the SDK call;
 - `send`: the SDK call itself (a reply object, or a stream when the params ask for one);
-- `parse_response`: the SDK's reply object as a `ModelResponse`;
+- `parse_response`: the SDK's reply object as a `ModelResponse` (a plain function
+  serves: `parse_response = staticmethod(response_from)`);
 - `new_assembler`: a fresh `StreamAssembler` that folds stream events into deltas
-  and one `ModelResponse`;
+  and one `ModelResponse` (the assembler's class serves: `new_assembler = Assembler`);
 - `vendor_error`: the SDK's exceptions as `ProviderError`s, usually through
   `status_error` and `connection_error`.
 
@@ -275,7 +276,7 @@ class SDKProvider(ABC, Generic[ClientT]):
         `params` came from `stream_params`. Raises the SDK's own errors."""
 
     @abstractmethod
-    def parse_response(self, raw: Any) -> ModelResponse:
+    def parse_response(self, raw: Any, /) -> ModelResponse:
         """The `ModelResponse` for the reply object of a non-streaming call."""
 
     @abstractmethod
