@@ -13,7 +13,13 @@ import json
 from typing import Any
 
 import pytest
-from automata_wire_testing import WireServer, final_response, replay, tool_message
+from automata_wire_testing import (
+    RecordingChecks,
+    WireServer,
+    final_response,
+    replay,
+    tool_message,
+)
 
 from automata.core import (
     CallOptions,
@@ -21,7 +27,6 @@ from automata.core import (
     Message,
     ModelRequest,
     ModelResponse,
-    ProviderError,
     RawBlock,
     StopReason,
     TextBlock,
@@ -34,7 +39,7 @@ from automata.core import (
 )
 
 from .conftest import ProviderMaker
-from .recordings import load, normalized
+from .recordings import FIXTURES, load, normalized
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:
@@ -280,26 +285,20 @@ async def test_tool_result_images_are_sent_inline_and_by_url_as_the_vendor_accep
     assert final.usage == Usage(input_tokens=1265, output_tokens=7)
 
 
-# --- a recorded 400 -----------------------------------------------------------------
+# --- what every vendor's recordings are checked for ---------------------------------
 
 
-async def test_recorded_bad_request_raises_at_once_with_the_vendor_message(
-    server: WireServer, make_provider: ProviderMaker
-) -> None:
-    (only,) = load("anthropic_error_400.yaml")
-    provider = replay(server, make_provider, only)
-    with pytest.raises(ProviderError) as caught:
-        await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
-    error = caught.value
-    assert error.status == 400
-    assert not error.retryable
-    assert "does not support effort level 'xhigh'" in str(error)
-    assert "invalid_request_error" in str(error)
-    assert len(server.received) == 1
+class TestRecordings(RecordingChecks):
+    fixtures = FIXTURES
+    replayed = frozenset(
+        {ROUNDTRIP, THINKING_STREAM, TOOL_STREAM, IMAGES, "anthropic_error_400.yaml"}
+    )
+    failure = "anthropic_error_400.yaml"
+    failure_message = (
+        "anthropic: 400 invalid_request_error: This model does not support effort level "
+        "'xhigh'. Supported levels: high, low, max, medium."
+    )
+    failure_status = 400
 
-
-def test_every_recording_is_replayed_by_this_module() -> None:
-    from .recordings import FIXTURES
-
-    replayed = {ROUNDTRIP, THINKING_STREAM, TOOL_STREAM, IMAGES, "anthropic_error_400.yaml"}
-    assert {p.name for p in FIXTURES.glob("*.yaml")} == replayed
+    def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
+        return ModelRequest(messages=(first_user_message(recorded),))

@@ -11,8 +11,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import pytest
-from automata_wire_testing import WireServer, final_response, replay, tool_message
+from automata_wire_testing import (
+    RecordingChecks,
+    WireServer,
+    final_response,
+    replay,
+    tool_message,
+)
 
 from automata.core import (
     CallOptions,
@@ -21,7 +26,6 @@ from automata.core import (
     ModelRequest,
     ModelResponse,
     OutputSchema,
-    ProviderError,
     StopReason,
     TextBlock,
     TextDelta,
@@ -246,23 +250,18 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
     assert final.usage == Usage(input_tokens=765, output_tokens=75)
 
 
-# --- a recorded 404 -----------------------------------------------------------------
+# --- what every vendor's recordings are checked for ---------------------------------
 
 
-async def test_recorded_model_not_found_raises_at_once_with_the_vendor_message(
-    server: WireServer, make_provider: ProviderMaker
-) -> None:
-    (only,) = load("openai_error_404.yaml")
-    provider = replay(server, make_provider, only)
-    with pytest.raises(ProviderError) as caught:
-        await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
-    error = caught.value
-    assert (error.status, error.retryable, error.provider) == (404, False, "openai")
-    assert "The model `gpt-5.2-proo` does not exist" in str(error)
-    assert "model_not_found" in str(error)
-    assert len(server.received) == 1
+class TestRecordings(RecordingChecks):
+    fixtures = FIXTURES
+    failure = "openai_error_404.yaml"
+    replayed = frozenset({STREAM, NATIVE, TOOL_OUTPUT, IMAGES, failure})
+    failure_message = (
+        "openai: 404 model_not_found: The model `gpt-5.2-proo` does not exist or you do "
+        "not have access to it."
+    )
+    failure_status = 404
 
-
-def test_every_recording_is_replayed_by_this_module() -> None:
-    replayed = {STREAM, NATIVE, TOOL_OUTPUT, IMAGES, "openai_error_404.yaml"}
-    assert {p.name for p in FIXTURES.glob("*.yaml")} == replayed
+    def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
+        return ModelRequest(messages=(first_user_message(recorded),))

@@ -14,7 +14,13 @@ from automata_wire_testing._calls import (
     stream_items,
     tool_message,
 )
-from automata_wire_testing._recordings import Interaction, load_recording, replay
+from automata_wire_testing._recordings import (
+    Interaction,
+    RecordingChecks,
+    load_recording,
+    replay,
+    replayed_error,
+)
 from automata_wire_testing._server import (
     DroppedConnection,
     Received,
@@ -29,6 +35,7 @@ __all__ = [
     "DroppedConnection",
     "Interaction",
     "Received",
+    "RecordingChecks",
     "Reply",
     "Responder",
     "WireServer",
@@ -37,6 +44,7 @@ __all__ = [
     "halves",
     "load_recording",
     "replay",
+    "replayed_error",
     "sent_body",
     "sse_data",
     "sse_event",

@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 
 import yaml  # type: ignore[import-untyped]
 
+from automata.core.providers import ModelRequest, ProviderError, SDKProvider
 from automata_wire_testing._server import Reply, WireServer
 
-__all__ = ["Interaction", "load_recording", "replay"]
+__all__ = ["Interaction", "RecordingChecks", "load_recording", "replay", "replayed_error"]
 
 P = TypeVar("P")
 
@@ -46,3 +47,51 @@ def replay(server: WireServer, make_provider: Callable[..., P], *interactions: I
     and build a provider asking for the model the first one was recorded with."""
     server.enqueue(*(interaction.reply for interaction in interactions))
     return make_provider(model=interactions[0].request["model"])
+
+
+async def replayed_error(
+    server: WireServer,
+    make_provider: Callable[..., SDKProvider[Any]],
+    interaction: Interaction,
+    request: ModelRequest,
+) -> ProviderError:
+    """The `ProviderError` that completing `request` raises when the server answers
+    with the recorded (failed) reply of `interaction`."""
+    provider = replay(server, make_provider, interaction)
+    try:
+        await provider.complete(request)
+    except ProviderError as error:
+        return error
+    raise AssertionError("the recorded failure raised no ProviderError")
+
+
+class RecordingChecks:
+    """Checks every vendor's recordings need, as test methods: subclass it as
+    `TestRecordings` beside the vendor's own replay tests and set the class attributes.
+    Needs the `server` and `make_provider` fixtures."""
+
+    fixtures: Path
+    """The folder of the vendor's cassettes."""
+    replayed: frozenset[str]
+    """Every cassette the vendor's tests replay: none may be left unused."""
+    failure: str
+    """A cassette of one failed call."""
+    failure_message: str
+    """The exact message of the `ProviderError` that failure raises."""
+    failure_status: int
+
+    def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
+        """The request of a recorded body's first user message."""
+        raise NotImplementedError
+
+    def test_every_recording_is_replayed(self) -> None:
+        assert {path.name for path in self.fixtures.glob("*.yaml")} == set(self.replayed)
+
+    async def test_a_recorded_failure_raises_at_once_with_the_vendor_message(
+        self, server: WireServer, make_provider: Callable[..., SDKProvider[Any]]
+    ) -> None:
+        (only,) = load_recording(self.fixtures / self.failure)
+        error = await replayed_error(server, make_provider, only, self.first_request(only.request))
+        assert str(error) == self.failure_message
+        assert (error.status, error.retryable) == (self.failure_status, False)
+        assert len(server.received) == 1
