@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from functools import partial
 
 import pytest
 from automata_wire_testing import WireServer
-from automata_wire_testing.fixtures import Providers, server, sleeps, wire_server
+from automata_wire_testing.fixtures import Providers, provider, server, sleeps, wire_server
 
 from automata.anthropic import AnthropicProvider
 
@@ -20,20 +20,7 @@ ProviderMaker = Providers[AnthropicProvider]
 
 @pytest.fixture
 async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
-    """`AnthropicProvider`s on the local server (prompt caching off unless asked)."""
-
-    def build(
-        *, model: str = MODEL, cache_prompt: bool = False, **kwargs: Any
-    ) -> AnthropicProvider:
-        return AnthropicProvider(
-            model, api_key="test-key", base_url=server.base_url, cache_prompt=cache_prompt, **kwargs
-        )
-
-    providers = Providers(build, sleeps)
-    yield providers
-    await providers.aclose()
-
-
-@pytest.fixture
-def provider(make_provider: ProviderMaker) -> AnthropicProvider:
-    return make_provider()
+    """`AnthropicProvider`s on the local server, prompt caching off unless asked."""
+    build = partial(AnthropicProvider, api_key="test-key", base_url=server.base_url)
+    async with Providers(build, sleeps, model=MODEL, cache_prompt=False) as providers:
+        yield providers

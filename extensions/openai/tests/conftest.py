@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from functools import partial
 
 import pytest
 from automata_wire_testing import WireServer
-from automata_wire_testing.fixtures import Providers, server, sleeps, wire_server
+from automata_wire_testing.fixtures import Providers, provider, server, sleeps, wire_server
 
 from automata.openai import OpenAIProvider
 
@@ -21,15 +21,6 @@ ProviderMaker = Providers[OpenAIProvider]
 @pytest.fixture
 async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
     """`OpenAIProvider`s on the local server's `/v1`."""
-
-    def build(*, model: str = MODEL, **kwargs: Any) -> OpenAIProvider:
-        return OpenAIProvider(model, api_key="test-key", base_url=f"{server.base_url}/v1", **kwargs)
-
-    providers = Providers(build, sleeps)
-    yield providers
-    await providers.aclose()
-
-
-@pytest.fixture
-def provider(make_provider: ProviderMaker) -> OpenAIProvider:
-    return make_provider()
+    build = partial(OpenAIProvider, api_key="test-key", base_url=f"{server.base_url}/v1")
+    async with Providers(build, sleeps, model=MODEL) as providers:
+        yield providers
