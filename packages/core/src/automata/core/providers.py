@@ -259,12 +259,6 @@ class SDKProvider(ABC, Generic[ClientT]):
 
     # ------------------------------------------------------------- what a vendor writes
 
-    @staticmethod
-    def sdk_options(timeout: float | None) -> dict[str, Any]:
-        """The SDK client options every provider sets: `max_retries=0` (one retry
-        policy decides), and `timeout` when given."""
-        return {"max_retries": 0} if timeout is None else {"max_retries": 0, "timeout": timeout}
-
     @abstractmethod
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments of the SDK call for `request`, without streaming
@@ -331,6 +325,12 @@ class SDKProvider(ABC, Generic[ClientT]):
         return bool(api_key) or bool(os.environ.get(self.api_key_env))
 
     # ------------------------------------------------------------ shared helpers
+
+    @staticmethod
+    def sdk_options(timeout: float | None) -> dict[str, Any]:
+        """The SDK client options every provider sets: `max_retries=0` (one retry
+        policy decides), and `timeout` when given."""
+        return {"max_retries": 0} if timeout is None else {"max_retries": 0, "timeout": timeout}
 
     def status_error(
         self,
