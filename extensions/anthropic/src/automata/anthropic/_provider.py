@@ -32,16 +32,11 @@ _NON_STREAMING_MAX_TOKENS: Final = 21_333
 class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     """Claude through the official `anthropic` SDK, streaming or not.
 
-    `api_key` and `base_url` default to the SDK's `ANTHROPIC_API_KEY` and
-    `ANTHROPIC_BASE_URL`; without `api_key` or `client`, construction raises
-    `MissingAPIKeyError` unless `ANTHROPIC_API_KEY` (or the bearer token
-    `ANTHROPIC_AUTH_TOKEN`) is set. Pass `client` instead to reuse a configured
-    `AsyncAnthropic`. Retries, client ownership and error mapping follow
-    `automata.core.providers.SDKProvider`: rate limits (429) and overload (503, 529)
-    are retried by `retry_policy` alone, honouring the server's retry-after, and only
-    before any part of a reply has been streamed. `api_key`, `base_url`,
-    `retry_policy`, `retry_statuses`, `timeout` and `sleep` are the `SDKOptions`
-    every SDK provider takes.
+    It reads `ANTHROPIC_API_KEY` (or the bearer token `ANTHROPIC_AUTH_TOKEN`) and
+    `ANTHROPIC_BASE_URL` unless `api_key` / `base_url`, or a configured
+    `AsyncAnthropic` as `client`, are passed. Credentials, client ownership, retries
+    (429, 503 and 529, only before any delta) and error mapping are those of
+    `automata.core.providers.SDKProvider`, whose `SDKOptions` it takes.
 
     `max_tokens` is the answer budget when a call sets none (a thinking budget is added
     on top). `cache_prompt` marks the tools-and-system prefix for prompt caching;

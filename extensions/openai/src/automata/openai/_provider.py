@@ -29,16 +29,11 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     """OpenAI Chat Completions through the official `openai` SDK, streaming or not.
 
     Works with any compatible `base_url` (OpenAI, Ollama, vLLM, OpenRouter, ...).
-    `api_key` and `base_url` default to the SDK's `OPENAI_API_KEY` and
-    `OPENAI_BASE_URL`; without `api_key` or `client`, construction raises
-    `MissingAPIKeyError` unless `OPENAI_API_KEY` is set (a local server that needs no
-    key takes any `api_key`). Pass `client` instead to reuse a configured
-    `AsyncOpenAI`. Retries, client ownership and error mapping follow
-    `automata.core.providers.SDKProvider`: rate limits (429) and overload (503, 529)
-    are retried by `retry_policy` alone, honouring the server's retry-after, and only
-    before any part of a reply has been streamed. `api_key`, `base_url`,
-    `retry_policy`, `retry_statuses`, `timeout` and `sleep` are the `SDKOptions`
-    every SDK provider takes.
+    It reads `OPENAI_API_KEY` and `OPENAI_BASE_URL` unless `api_key` / `base_url`, or
+    a configured `AsyncOpenAI` as `client`, are passed (a local server that needs no
+    key takes any `api_key`). Client ownership, retries (429, 503 and 529, only
+    before any delta), error mapping and the refusal of a missing key follow
+    `automata.core.providers.SDKProvider`; the `SDKOptions` it takes are the base's.
 
     Wire choices for compatible servers: `system_role` ("developer" for OpenAI
     reasoning models that want it), `max_tokens_field` ("max_tokens" for servers that
