@@ -37,17 +37,19 @@ import os
 import pstats
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
+
+from automata_wire_testing import Reply, WireServer, sse_data, sse_event
 
 TEXT = (
     "The weather in Oslo is snowy with light winds from the north; expect around "
@@ -103,9 +105,7 @@ def _anthropic(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         "usage": usage,
     }
 
-    def event(kind: str, data: dict[str, Any]) -> bytes:
-        return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
-
+    event = sse_event
     start = {**message, "content": [], "stop_reason": None}
     events = [event("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(content):
@@ -172,7 +172,7 @@ def _openai(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
             "model": body["model"],
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
         }
-        return f"data: {json.dumps(data)}\n\n".encode()
+        return sse_data(data)
 
     events = [chunk({"role": "assistant", "content": ""})]
     if answered:
@@ -200,40 +200,28 @@ def _openai(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         "choices": [],
         "usage": usage,
     }
-    events.append(f"data: {json.dumps(usage_chunk)}\n\n".encode())
+    events.append(sse_data(usage_chunk))
     events.append(b"data: [DONE]\n\n")
     return completion, events
 
 
-def serve() -> None:
-    """Child process: answer both wires on 127.0.0.1, print the port, serve forever."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response, StreamingResponse
-    from starlette.routing import Route
-
-    async def handle(request: Request) -> Response:
-        body = json.loads(await request.body())
-        build = _anthropic if request.url.path.endswith("/messages") else _openai
+def _reply(build: Callable[[dict[str, Any]], tuple[dict[str, Any], list[bytes]]]) -> Any:
+    def respond(body: dict[str, Any]) -> Reply:
         whole, events = build(body)
-        if body.get("stream"):
+        return Reply(events=events) if body.get("stream") else Reply(json_body=whole)
 
-            async def chunks() -> Any:
-                for item in events:
-                    yield item
+    return respond
 
-            return StreamingResponse(chunks(), media_type="text/event-stream")
-        return Response(json.dumps(whole), media_type="application/json")
 
-    app = Starlette(routes=[Route("/{path:path}", handle, methods=["POST"])])
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical", access_log=False)
-    server = uvicorn.Server(config)
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    print(sock.getsockname()[1], flush=True)
-    asyncio.run(server.serve(sockets=[sock]))
+def serve() -> None:
+    """Child process: answer both wires on 127.0.0.1, print the port, serve until
+    terminated. Requests are not recorded, and events go out back to back."""
+    server = WireServer(record=False, pace=False)
+    server.route("/messages", _reply(_anthropic))
+    server.always(_reply(_openai))
+    server.start()
+    print(server.port, flush=True)
+    threading.Event().wait()
 
 
 # ----------------------------------------------------------- hand-written SDK loops

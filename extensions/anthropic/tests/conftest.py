@@ -2,67 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator
+from functools import partial
 
 import pytest
+from automata_wire_testing import WireServer
+from automata_wire_testing.fixtures import Providers, provider, server, sleeps, wire_server
 
 from automata.anthropic import AnthropicProvider
-from automata.core._retry import RetryPolicy
 
-from .wire_server import WireServer
+__all__ = ["MODEL", "ProviderMaker", "make_provider", "provider", "server", "sleeps", "wire_server"]
 
 MODEL = "claude-test"
-FAST_RETRIES = RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=10.0, jitter=0)
 
-
-@pytest.fixture(scope="session")
-def wire_server() -> Iterator[WireServer]:
-    server = WireServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def server(wire_server: WireServer) -> Iterator[WireServer]:
-    wire_server.reset()
-    yield wire_server
-    wire_server.reset()
-
-
-@pytest.fixture
-def sleeps() -> list[float]:
-    """Every wait a provider asked for between retries (none is really slept)."""
-    return []
-
-
-ProviderMaker = Callable[..., AnthropicProvider]
+ProviderMaker = Providers[AnthropicProvider]
 
 
 @pytest.fixture
 async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
-    made: list[AnthropicProvider] = []
-
-    async def fake_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-        await asyncio.sleep(0)
-
-    def make(**kwargs: Any) -> AnthropicProvider:
-        kwargs.setdefault("retry_policy", FAST_RETRIES)
-        kwargs.setdefault("sleep", fake_sleep)
-        kwargs.setdefault("cache_prompt", False)
-        provider = AnthropicProvider(
-            kwargs.pop("model", MODEL), api_key="test-key", base_url=server.base_url, **kwargs
-        )
-        made.append(provider)
-        return provider
-
-    yield make
-    for provider in made:
-        await provider.aclose()
-
-
-@pytest.fixture
-def provider(make_provider: ProviderMaker) -> AnthropicProvider:
-    return make_provider()
+    """`AnthropicProvider`s on the local server, prompt caching off unless asked."""
+    build = partial(AnthropicProvider, api_key="test-key", base_url=server.base_url)
+    async with Providers(build, sleeps, model=MODEL, cache_prompt=False) as providers:
+        yield providers

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .wire_server import Reply
+from automata_wire_testing import Reply, Responder, halves, sse_event
 
 USAGE = {
     "input_tokens": 12,
@@ -36,53 +36,46 @@ def message(
     }
 
 
-def _event(kind: str, data: dict[str, Any]) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def _halves(text: str) -> list[str]:
-    middle = len(text) // 2
-    return [part for part in (text[:middle], text[middle:]) if part]
-
-
 def stream_events(body: dict[str, Any]) -> list[bytes]:
     """The SSE events a real stream would send for the response `body`."""
     usage = body["usage"]
     start_usage = {**usage, "output_tokens": 1}
     start = {**body, "content": [], "stop_reason": None, "usage": start_usage}
-    events = [_event("message_start", {"type": "message_start", "message": start})]
-    events.append(_event("ping", {"type": "ping"}))
+    events = [sse_event("message_start", {"type": "message_start", "message": start})]
+    events.append(sse_event("ping", {"type": "ping"}))
     for index, block in enumerate(body["content"]):
         kind = block["type"]
         if kind == "text":
             opening: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": t} for t in _halves(block["text"])]
+            deltas = [{"type": "text_delta", "text": t} for t in halves(block["text"])]
         elif kind == "thinking":
             opening = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": t} for t in _halves(block["thinking"])]
+            deltas = [{"type": "thinking_delta", "thinking": t} for t in halves(block["thinking"])]
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
         elif kind in ("tool_use", "server_tool_use"):
             opening = {**block, "input": {}}
             arguments = json.dumps(block["input"])
-            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _halves(arguments)]
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in halves(arguments)]
         else:
             opening, deltas = block, []
         events.append(
-            _event(
+            sse_event(
                 "content_block_start",
                 {"type": "content_block_start", "index": index, "content_block": opening},
             )
         )
         for delta in deltas:
             events.append(
-                _event(
+                sse_event(
                     "content_block_delta",
                     {"type": "content_block_delta", "index": index, "delta": delta},
                 )
             )
-        events.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+        events.append(
+            sse_event("content_block_stop", {"type": "content_block_stop", "index": index})
+        )
     events.append(
-        _event(
+        sse_event(
             "message_delta",
             {
                 "type": "message_delta",
@@ -91,11 +84,11 @@ def stream_events(body: dict[str, Any]) -> list[bytes]:
             },
         )
     )
-    events.append(_event("message_stop", {"type": "message_stop"}))
+    events.append(sse_event("message_stop", {"type": "message_stop"}))
     return events
 
 
-def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Any:
+def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Responder:
     """A responder answering with `body` as JSON, or as SSE when the request streams."""
 
     def respond(request: dict[str, Any]) -> Reply:
@@ -117,4 +110,4 @@ def error(status: int, kind: str, text: str, *, headers: dict[str, str] | None =
 
 def error_event(kind: str, text: str) -> bytes:
     """An `error` event inside a stream."""
-    return _event("error", {"type": "error", "error": {"type": kind, "message": text}})
+    return sse_event("error", {"type": "error", "error": {"type": kind, "message": text}})

@@ -7,13 +7,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from automata_wire_testing import Reply, WireServer
+
 from automata.core import Agent, Compactor, Message, ModelRequest, TextBlock
 from automata.core._compaction import SUMMARY_OPENING
 from automata.core.testing import FunctionProvider
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import Reply, WireServer
 
 
 @dataclass

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
+from automata_wire_testing import Responder
+from automata_wire_testing.conformance import ConformanceScenario, WireConformance
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
@@ -20,10 +20,8 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
-from automata.core.testing._conformance import ConformanceScenario, ProviderConformance
 
 from . import replies
-from .wire_server import WireServer
 
 CONTENT: list[dict[str, Any]] = [
     {"type": "thinking", "thinking": "The user wants weather.", "signature": "sig-xyz"},
@@ -62,22 +60,14 @@ REQUEST = ModelRequest(
 )
 
 
-class TestAnthropicConformance(ProviderConformance):
-    @pytest.fixture(autouse=True)
-    async def _serve(self, server: WireServer) -> AsyncIterator[None]:
-        server.always(replies.reply(replies.message(CONTENT, stop_reason="tool_use", usage=USAGE)))
-        self.server = server
-        self.made: list[AnthropicProvider] = []
-        yield
-        for provider in self.made:
-            await provider.aclose()
+class TestAnthropicConformance(WireConformance):
+    def answer(self) -> Responder:
+        return replies.reply(replies.message(CONTENT, stop_reason="tool_use", usage=USAGE))
 
-    def make_provider(self) -> AnthropicProvider:
-        provider = AnthropicProvider(
-            "claude-test", api_key="test-key", base_url=self.server.base_url, cache_prompt=True
+    def new_provider(self, base_url: str) -> AnthropicProvider:
+        return AnthropicProvider(
+            "claude-test", api_key="test-key", base_url=base_url, cache_prompt=True
         )
-        self.made.append(provider)
-        return provider
 
     def scenario(self) -> ConformanceScenario:
         return ConformanceScenario(

@@ -6,22 +6,13 @@ The model defaults to claude-sonnet-4-6; set ANTHROPIC_LIVE_MODEL to change it.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
+from automata_wire_testing.live import ASK, LiveSuite
 
 from automata.anthropic import AnthropicProvider
-from automata.core import (
-    Agent,
-    CallOptions,
-    Message,
-    ModelRequest,
-    ModelResponse,
-    ProviderError,
-    StopReason,
-    TextDelta,
-    ThinkingBlock,
-    tool,
-)
+from automata.core import Agent, CallOptions, ThinkingBlock, tool
 
 pytestmark = [
     pytest.mark.live,
@@ -31,27 +22,14 @@ pytestmark = [
 ]
 
 MODEL = os.environ.get("ANTHROPIC_LIVE_MODEL", "claude-sonnet-4-6")
-ASK = ModelRequest(
-    messages=(Message.system("Answer in one word."), Message.user("What colour is the sky?")),
-    options=CallOptions(max_tokens=50),
-)
 
 
-async def test_live_complete_answers_with_usage() -> None:
-    async with AnthropicProvider(MODEL) as provider:
-        response = await provider.complete(ASK)
-    assert response.message.text.strip()
-    assert response.stop_reason is StopReason.END_TURN
-    assert response.usage is not None
-    assert response.usage.input_tokens > 0
+class TestLiveAnthropic(LiveSuite):
+    invalid_key = "sk-ant-invalid"
+    ask = replace(ASK, options=CallOptions(max_tokens=50))
 
-
-async def test_live_stream_deltas_add_up_to_the_answer() -> None:
-    async with AnthropicProvider(MODEL) as provider:
-        items = [item async for item in provider.stream(ASK)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    assert "".join(i.text for i in items if isinstance(i, TextDelta)) == final.message.text
+    def new_provider(self, api_key: str | None = None) -> AnthropicProvider:
+        return AnthropicProvider(MODEL, api_key=api_key)
 
 
 async def test_live_signed_thinking_is_accepted_back_after_a_tool_call() -> None:
@@ -74,11 +52,3 @@ async def test_live_signed_thinking_is_accepted_back_after_a_tool_call() -> None
         if isinstance(b, ThinkingBlock) and b.signature
     ]
     assert signed, "the tool turn's thinking was signed and sent back"
-
-
-async def test_live_bad_key_is_an_authentication_error() -> None:
-    async with AnthropicProvider(MODEL, api_key="sk-ant-invalid") as provider:
-        with pytest.raises(ProviderError) as caught:
-            await provider.complete(ASK)
-    assert caught.value.status == 401
-    assert not caught.value.retryable

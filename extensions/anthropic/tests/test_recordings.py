@@ -13,6 +13,13 @@ import json
 from typing import Any
 
 import pytest
+from automata_wire_testing import (
+    RecordingChecks,
+    WireServer,
+    final_response,
+    replay,
+    tool_message,
+)
 
 from automata.core import (
     CallOptions,
@@ -20,22 +27,19 @@ from automata.core import (
     Message,
     ModelRequest,
     ModelResponse,
-    ProviderError,
     RawBlock,
     StopReason,
     TextBlock,
     TextDelta,
     ThinkingBlock,
     ThinkingDelta,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
 
 from .conftest import ProviderMaker
-from .recordings import load, normalized
-from .wire_server import WireServer
+from .recordings import FIXTURES, load, normalized
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:
@@ -50,12 +54,6 @@ def tool_specs(recorded: dict[str, Any]) -> tuple[ToolSpec, ...]:
     )
 
 
-def tool_message(tool_use_id: str, *content: TextBlock | ImageBlock) -> Message:
-    return Message(
-        role="tool", content=(ToolResultBlock(tool_use_id=tool_use_id, content=content),)
-    )
-
-
 def signature_in(sse_events: Any) -> str:
     """The signature as the recorded stream carried it, read straight from the SSE."""
     parts = []
@@ -64,16 +62,6 @@ def signature_in(sse_events: Any) -> str:
             if line.startswith("data:") and "signature_delta" in line:
                 parts.append(json.loads(line[5:])["delta"]["signature"])
     return "".join(parts)
-
-
-async def call(provider: Any, request: ModelRequest, streamed: bool) -> ModelResponse:
-    if not streamed:
-        response: ModelResponse = await provider.complete(request)
-        return response
-    items = [item async for item in provider.stream(request)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    return final
 
 
 # --- thinking + tool use round trip (non-streaming) --------------------------------
@@ -97,8 +85,7 @@ async def test_roundtrip_first_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(ROUNDTRIP)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     await provider.complete(roundtrip_request(first.request))
     assert normalized(server.received[0].body) == normalized(first.request)
 
@@ -107,8 +94,7 @@ async def test_roundtrip_reply_keeps_signed_thinking_text_and_tool_call(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(ROUNDTRIP)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first)
     response = await provider.complete(roundtrip_request(first.request))
     recorded = first.reply.json_body["content"]
     assert response.message.content == (
@@ -125,8 +111,7 @@ async def test_roundtrip_replays_signed_thinking_and_tool_result_as_the_vendor_a
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(ROUNDTRIP)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await provider.complete(roundtrip_request(first.request))
     call_id = reply.message.tool_calls[0].id
     final = await provider.complete(
@@ -158,9 +143,8 @@ async def test_stream_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load(THINKING_STREAM)
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
-    await call(provider, thinking_request(only.request), streamed=True)
+    provider = replay(server, make_provider, only)
+    await final_response(provider, thinking_request(only.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
     assert normalized(sent) == normalized(only.request)
@@ -170,8 +154,7 @@ async def test_stream_yields_thinking_then_text_and_keeps_the_signature(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     (only,) = load(THINKING_STREAM)
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
+    provider = replay(server, make_provider, only)
     items = [item async for item in provider.stream(thinking_request(only.request))]
     final = items[-1]
     assert isinstance(final, ModelResponse)
@@ -206,9 +189,8 @@ async def test_streamed_tool_call_is_assembled_from_json_fragments(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(TOOL_STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
-    response = await call(provider, exchange_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first)
+    response = await final_response(provider, exchange_request(first.request), streamed=True)
     assert response.message.tool_calls == (
         ToolUseBlock(
             id="toolu_01EFn5wTNBYA8Reni8rbmnHT",
@@ -224,9 +206,8 @@ async def test_streamed_server_tool_blocks_are_kept_raw_with_their_input(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(TOOL_STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
-    response = await call(provider, exchange_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first)
+    response = await final_response(provider, exchange_request(first.request), streamed=True)
     raw = [b for b in response.message.content if isinstance(b, RawBlock)]
     assert [(b.provider, b.kind) for b in raw] == [
         ("anthropic", "server_tool_use"),
@@ -239,11 +220,10 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(TOOL_STREAM)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
-    reply = await call(provider, exchange_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first, second)
+    reply = await final_response(provider, exchange_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
-    final = await call(
+    final = await final_response(
         provider,
         exchange_request(
             first.request, reply.message, tool_message(call_id, TextBlock(text="1 USD = 0.92 EUR"))
@@ -279,8 +259,7 @@ async def test_tool_result_images_are_sent_inline_and_by_url_as_the_vendor_accep
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(IMAGES)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -306,27 +285,20 @@ async def test_tool_result_images_are_sent_inline_and_by_url_as_the_vendor_accep
     assert final.usage == Usage(input_tokens=1265, output_tokens=7)
 
 
-# --- a recorded 400 -----------------------------------------------------------------
+# --- what every vendor's recordings are checked for ---------------------------------
 
 
-async def test_recorded_bad_request_raises_at_once_with_the_vendor_message(
-    server: WireServer, make_provider: ProviderMaker
-) -> None:
-    (only,) = load("anthropic_error_400.yaml")
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
-    with pytest.raises(ProviderError) as caught:
-        await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
-    error = caught.value
-    assert error.status == 400
-    assert not error.retryable
-    assert "does not support effort level 'xhigh'" in str(error)
-    assert "invalid_request_error" in str(error)
-    assert len(server.received) == 1
+class TestRecordings(RecordingChecks):
+    fixtures = FIXTURES
+    replayed = frozenset(
+        {ROUNDTRIP, THINKING_STREAM, TOOL_STREAM, IMAGES, "anthropic_error_400.yaml"}
+    )
+    failure = "anthropic_error_400.yaml"
+    failure_message = (
+        "anthropic: 400 invalid_request_error: This model does not support effort level "
+        "'xhigh'. Supported levels: high, low, max, medium."
+    )
+    failure_status = 400
 
-
-def test_every_recording_is_replayed_by_this_module() -> None:
-    from .recordings import FIXTURES
-
-    replayed = {ROUNDTRIP, THINKING_STREAM, TOOL_STREAM, IMAGES, "anthropic_error_400.yaml"}
-    assert {p.name for p in FIXTURES.glob("*.yaml")} == replayed
+    def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
+        return ModelRequest(messages=(first_user_message(recorded),))

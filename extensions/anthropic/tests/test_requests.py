@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer, ask, sent_body, tool_message
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
@@ -16,14 +17,12 @@ from automata.core import (
     RawBlock,
     TextBlock,
     ThinkingBlock,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
 )
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import WireServer
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 PNG_B64 = "iVBORw0KGgpmYWtl"
@@ -34,22 +33,20 @@ CLOCK = ToolSpec("clock", "Tell the time", {"type": "object", "properties": {}})
 CALL = ToolUseBlock(id="toolu_1", name="weather", input={"city": "Paris"})
 
 
+OK = replies.reply(replies.message([{"type": "text", "text": "ok"}]))
+
+
 async def sent(
     server: WireServer, provider: AnthropicProvider, request: ModelRequest
 ) -> dict[str, Any]:
     """The JSON body the server received for `request`."""
-    server.enqueue(replies.reply(replies.message([{"type": "text", "text": "ok"}])))
-    await provider.complete(request)
-    return server.received[-1].body
+    return await sent_body(
+        server, provider, request, replies.reply(replies.message([{"type": "text", "text": "ok"}]))
+    )
 
 
-def ask(*messages: Message, **fields: Any) -> ModelRequest:
-    return ModelRequest(messages=messages, **fields)
-
-
-def tool_result(*content: Any, is_error: bool = False, call_id: str = "toolu_1") -> Message:
-    block = ToolResultBlock(tool_use_id=call_id, content=content, is_error=is_error)
-    return Message(role="tool", content=(block,))
+def tool_result(*content: Any, is_error: bool = False) -> Message:
+    return tool_message("toolu_1", *content, is_error=is_error)
 
 
 # --- messages -----------------------------------------------------------------------

@@ -3,38 +3,17 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
-
-from .wire_server import Reply
+from automata_wire_testing import Interaction, load_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-@dataclass(frozen=True)
-class Interaction:
-    """One recorded request body and the reply the vendor gave to it."""
-
-    request: dict[str, Any]
-    reply: Reply
-    streamed: bool
-
-
 def load(name: str) -> list[Interaction]:
-    data = yaml.safe_load((FIXTURES / name).read_text())
-    interactions = []
-    for item in data["interactions"]:
-        response = item["response"]
-        if "body" in response:
-            reply = Reply.sse(response["body"]["string"])
-        else:
-            reply = Reply(status=response["status"]["code"], json_body=response["parsed_body"])
-        request = item["request"]["parsed_body"]
-        interactions.append(Interaction(request, reply, bool(request.get("stream"))))
-    return interactions
+    """The interactions recorded in `fixtures/<name>`."""
+    return load_recording(FIXTURES / name)
 
 
 def normalized(body: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .wire_server import Reply
+from automata_wire_testing import Reply, Responder, halves, sse_data
 
 USAGE = {
     "prompt_tokens": 20,
@@ -46,12 +46,8 @@ def completion(
     }
 
 
-def _data(obj: dict[str, Any]) -> bytes:
-    return f"data: {json.dumps(obj)}\n\n".encode()
-
-
 def _chunk(body: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> bytes:
-    return _data(
+    return sse_data(
         {
             "id": body["id"],
             "object": "chat.completion.chunk",
@@ -62,21 +58,16 @@ def _chunk(body: dict[str, Any], delta: dict[str, Any], finish: str | None = Non
     )
 
 
-def _halves(text: str) -> list[str]:
-    middle = len(text) // 2
-    return [part for part in (text[:middle], text[middle:]) if part]
-
-
 def stream_events(body: dict[str, Any], *, include_usage: bool = True) -> list[bytes]:
     """The SSE chunks a real stream would send for the completion `body`."""
     message = body["choices"][0]["message"]
     events = [_chunk(body, {"role": "assistant", "content": ""})]
     for key in ("reasoning_content", "reasoning"):
         if message.get(key):
-            events.extend(_chunk(body, {key: part}) for part in _halves(message[key]))
-    for part in _halves(message.get("content") or ""):
+            events.extend(_chunk(body, {key: part}) for part in halves(message[key]))
+    for part in halves(message.get("content") or ""):
         events.append(_chunk(body, {"content": part}))
-    for part in _halves(message.get("refusal") or ""):
+    for part in halves(message.get("refusal") or ""):
         events.append(_chunk(body, {"refusal": part}))
     for index, call in enumerate(message.get("tool_calls") or []):
         head = {
@@ -86,13 +77,13 @@ def stream_events(body: dict[str, Any], *, include_usage: bool = True) -> list[b
             "function": {"name": call["function"]["name"], "arguments": ""},
         }
         events.append(_chunk(body, {"tool_calls": [head]}))
-        for part in _halves(call["function"]["arguments"]):
+        for part in halves(call["function"]["arguments"]):
             fragment = {"index": index, "function": {"arguments": part}}
             events.append(_chunk(body, {"tool_calls": [fragment]}))
     events.append(_chunk(body, {}, body["choices"][0]["finish_reason"]))
     if include_usage:
         events.append(
-            _data(
+            sse_data(
                 {
                     "id": body["id"],
                     "object": "chat.completion.chunk",
@@ -107,7 +98,7 @@ def stream_events(body: dict[str, Any], *, include_usage: bool = True) -> list[b
     return events
 
 
-def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Any:
+def reply(body: dict[str, Any], *, headers: dict[str, str] | None = None) -> Responder:
     """A responder answering with `body` as JSON, or as SSE when the request streams."""
 
     def respond(request: dict[str, Any]) -> Reply:
@@ -137,4 +128,4 @@ def error(
 
 def error_chunk(code: str, text: str) -> bytes:
     """An error sent inside a stream."""
-    return _data({"error": {"message": text, "type": code, "param": None, "code": code}})
+    return sse_data({"error": {"message": text, "type": code, "param": None, "code": code}})

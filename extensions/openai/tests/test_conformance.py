@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
+from automata_wire_testing import Responder
+from automata_wire_testing.conformance import ConformanceScenario, WireConformance
 
 from automata.core import (
     CallOptions,
@@ -18,11 +17,9 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
-from automata.core.testing._conformance import ConformanceScenario, ProviderConformance
 from automata.openai import OpenAIProvider
 
 from . import replies
-from .wire_server import WireServer
 
 BODY = replies.completion(
     "Let me check that for you.",
@@ -57,22 +54,12 @@ REQUEST = ModelRequest(
 )
 
 
-class TestOpenAIConformance(ProviderConformance):
-    @pytest.fixture(autouse=True)
-    async def _serve(self, server: WireServer) -> AsyncIterator[None]:
-        server.always(replies.reply(BODY))
-        self.server = server
-        self.made: list[OpenAIProvider] = []
-        yield
-        for provider in self.made:
-            await provider.aclose()
+class TestOpenAIConformance(WireConformance):
+    def answer(self) -> Responder:
+        return replies.reply(BODY)
 
-    def make_provider(self) -> OpenAIProvider:
-        provider = OpenAIProvider(
-            "gpt-test", api_key="test-key", base_url=f"{self.server.base_url}/v1"
-        )
-        self.made.append(provider)
-        return provider
+    def new_provider(self, base_url: str) -> OpenAIProvider:
+        return OpenAIProvider("gpt-test", api_key="test-key", base_url=f"{base_url}/v1")
 
     def scenario(self) -> ConformanceScenario:
         return ConformanceScenario(

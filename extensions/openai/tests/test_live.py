@@ -8,17 +8,9 @@ from __future__ import annotations
 import os
 
 import pytest
+from automata_wire_testing.live import LiveSuite
 
-from automata.core import (
-    Agent,
-    Message,
-    ModelRequest,
-    ModelResponse,
-    ProviderError,
-    StopReason,
-    TextDelta,
-    tool,
-)
+from automata.core import Agent, tool
 from automata.openai import OpenAIProvider
 
 pytestmark = [
@@ -27,27 +19,13 @@ pytestmark = [
 ]
 
 MODEL = os.environ.get("OPENAI_LIVE_MODEL", "gpt-5-mini")
-ASK = ModelRequest(
-    messages=(Message.system("Answer in one word."), Message.user("What colour is the sky?")),
-)
 
 
-async def test_live_complete_answers_with_usage() -> None:
-    async with OpenAIProvider(MODEL) as provider:
-        response = await provider.complete(ASK)
-    assert response.message.text.strip()
-    assert response.stop_reason is StopReason.END_TURN
-    assert response.usage is not None
-    assert response.usage.input_tokens > 0
+class TestLiveOpenAI(LiveSuite):
+    invalid_key = "sk-invalid"
 
-
-async def test_live_stream_deltas_add_up_to_the_answer_and_report_usage() -> None:
-    async with OpenAIProvider(MODEL) as provider:
-        items = [item async for item in provider.stream(ASK)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    assert "".join(i.text for i in items if isinstance(i, TextDelta)) == final.message.text
-    assert final.usage is not None
+    def new_provider(self, api_key: str | None = None) -> OpenAIProvider:
+        return OpenAIProvider(MODEL, api_key=api_key)
 
 
 async def test_live_tool_round_trip() -> None:
@@ -60,11 +38,3 @@ async def test_live_tool_round_trip() -> None:
         result = await agent.run("Use the tool, then name the largest city in my country.")
     assert "Mexico City" in result.output
     assert result.steps == 2
-
-
-async def test_live_bad_key_is_an_authentication_error() -> None:
-    async with OpenAIProvider(MODEL, api_key="sk-invalid") as provider:
-        with pytest.raises(ProviderError) as caught:
-            await provider.complete(ASK)
-    assert caught.value.status == 401
-    assert not caught.value.retryable

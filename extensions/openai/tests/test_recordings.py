@@ -11,7 +11,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import pytest
+from automata_wire_testing import (
+    RecordingChecks,
+    WireServer,
+    final_response,
+    replay,
+    tool_message,
+)
 
 from automata.core import (
     CallOptions,
@@ -20,20 +26,16 @@ from automata.core import (
     ModelRequest,
     ModelResponse,
     OutputSchema,
-    ProviderError,
     StopReason,
     TextBlock,
     TextDelta,
-    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     Usage,
 )
-from automata.openai import OpenAIProvider
 
 from .conftest import ProviderMaker
 from .recordings import FIXTURES, load, normalized
-from .wire_server import WireServer
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:
@@ -45,21 +47,6 @@ def tool_specs(recorded: dict[str, Any]) -> tuple[ToolSpec, ...]:
         ToolSpec(t["function"]["name"], t["function"]["description"], t["function"]["parameters"])
         for t in recorded.get("tools", [])
     )
-
-
-def tool_message(tool_use_id: str, *content: TextBlock | ImageBlock) -> Message:
-    return Message(
-        role="tool", content=(ToolResultBlock(tool_use_id=tool_use_id, content=content),)
-    )
-
-
-async def call(provider: OpenAIProvider, request: ModelRequest, streamed: bool) -> ModelResponse:
-    if not streamed:
-        return await provider.complete(request)
-    items = [item async for item in provider.stream(request)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    return final
 
 
 # --- streamed tool call with argument fragments --------------------------------------
@@ -79,9 +66,8 @@ async def test_streamed_request_matches_the_recorded_one(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
-    await call(provider, capital_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first)
+    await final_response(provider, capital_request(first.request), streamed=True)
     sent = server.received[0].body
     assert sent["stream"] is True
     assert normalized(sent) == normalized(first.request)
@@ -91,9 +77,8 @@ async def test_streamed_tool_call_is_assembled_from_argument_fragments(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, _ = load(STREAM)
-    server.enqueue(first.reply)
-    provider = make_provider(model=first.request["model"])
-    response = await call(provider, capital_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first)
+    response = await final_response(provider, capital_request(first.request), streamed=True)
     assert response.message.content == (
         ToolUseBlock(
             id="call_ZR5UUuTt3pf61kjwAJIYdVMj", name="get_capital", input={"country": "UK"}
@@ -108,9 +93,8 @@ async def test_streamed_tool_turn_is_sent_back_as_the_vendor_accepted(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(STREAM)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
-    reply = await call(provider, capital_request(first.request), streamed=True)
+    provider = replay(server, make_provider, first, second)
+    reply = await final_response(provider, capital_request(first.request), streamed=True)
     call_id = reply.message.tool_calls[0].id
     request = capital_request(
         first.request, reply.message, tool_message(call_id, TextBlock(text="London"))
@@ -148,8 +132,7 @@ async def test_native_output_requests_match_the_recorded_ones(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(NATIVE)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     reply = await provider.complete(native_request(first.request))
     call_id = reply.message.tool_calls[0].id
     await provider.complete(
@@ -182,8 +165,7 @@ async def test_required_tool_choice_round_trip_matches_the_recording(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(TOOL_OUTPUT)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -238,8 +220,7 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     first, second = load(IMAGES)
-    server.enqueue(first.reply, second.reply)
-    provider = make_provider(model=first.request["model"])
+    provider = replay(server, make_provider, first, second)
     request = ModelRequest(
         messages=(first_user_message(first.request),),
         tools=tool_specs(first.request),
@@ -269,24 +250,18 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
     assert final.usage == Usage(input_tokens=765, output_tokens=75)
 
 
-# --- a recorded 404 -----------------------------------------------------------------
+# --- what every vendor's recordings are checked for ---------------------------------
 
 
-async def test_recorded_model_not_found_raises_at_once_with_the_vendor_message(
-    server: WireServer, make_provider: ProviderMaker
-) -> None:
-    (only,) = load("openai_error_404.yaml")
-    server.enqueue(only.reply)
-    provider = make_provider(model=only.request["model"])
-    with pytest.raises(ProviderError) as caught:
-        await provider.complete(ModelRequest(messages=(first_user_message(only.request),)))
-    error = caught.value
-    assert (error.status, error.retryable, error.provider) == (404, False, "openai")
-    assert "The model `gpt-5.2-proo` does not exist" in str(error)
-    assert "model_not_found" in str(error)
-    assert len(server.received) == 1
+class TestRecordings(RecordingChecks):
+    fixtures = FIXTURES
+    failure = "openai_error_404.yaml"
+    replayed = frozenset({STREAM, NATIVE, TOOL_OUTPUT, IMAGES, failure})
+    failure_message = (
+        "openai: 404 model_not_found: The model `gpt-5.2-proo` does not exist or you do "
+        "not have access to it."
+    )
+    failure_status = 404
 
-
-def test_every_recording_is_replayed_by_this_module() -> None:
-    replayed = {STREAM, NATIVE, TOOL_OUTPUT, IMAGES, "openai_error_404.yaml"}
-    assert {p.name for p in FIXTURES.glob("*.yaml")} == replayed
+    def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
+        return ModelRequest(messages=(first_user_message(recorded),))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import WireServer, ask, sent_body
 
 from automata.core import (
     CallOptions,
@@ -23,7 +24,6 @@ from automata.openai import OpenAIProvider
 
 from . import replies
 from .conftest import ProviderMaker
-from .wire_server import WireServer
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 PNG_URL = "data:image/png;base64,iVBORw0KGgpmYWtl"
@@ -39,13 +39,7 @@ async def sent(
     server: WireServer, provider: OpenAIProvider, request: ModelRequest
 ) -> dict[str, Any]:
     """The JSON body the server received for `request`."""
-    server.enqueue(replies.reply(replies.completion("ok")))
-    await provider.complete(request)
-    return server.received[-1].body
-
-
-def ask(*messages: Message, **fields: Any) -> ModelRequest:
-    return ModelRequest(messages=messages, **fields)
+    return await sent_body(server, provider, request, replies.reply(replies.completion("ok")))
 
 
 def results(*blocks: ToolResultBlock) -> Message:

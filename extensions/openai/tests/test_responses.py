@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from automata_wire_testing import Reply, WireServer, final_response
 
 from automata.core import (
     Message,
@@ -21,7 +22,6 @@ from automata.core import (
 from automata.openai import FINISH_REASONS, OpenAIProvider
 
 from . import replies
-from .wire_server import Reply, WireServer
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 MODES = ["complete", "stream"]
@@ -31,12 +31,7 @@ async def answer(
     server: WireServer, provider: OpenAIProvider, body: dict[str, Any], mode: str
 ) -> ModelResponse:
     server.enqueue(replies.reply(body))
-    if mode == "complete":
-        return await provider.complete(REQUEST)
-    items = [item async for item in provider.stream(REQUEST)]
-    final = items[-1]
-    assert isinstance(final, ModelResponse)
-    return final
+    return await final_response(provider, REQUEST, streamed=mode == "stream")
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,4 +1,4 @@
-"""automata.core.testing._conformance: a correct provider passes every check, and each
+"""automata.core.testing.conformance: a correct provider passes every check, and each
 check catches the contract breach it exists for."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from automata.core._provider import ModelRequest, ModelResponse, TextDelta, Thin
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 from automata.core.testing import FunctionProvider, ScriptedProvider
-from automata.core.testing._conformance import (
+from automata.core.testing.conformance import (
     ALL_CHECKS,
     ConformanceError,
     ConformanceScenario,

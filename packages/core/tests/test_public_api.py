@@ -14,7 +14,12 @@ import pytest
 import automata.core
 import automata.core.testing
 
-PUBLIC_MODULES = ("automata.core", "automata.core.testing")
+PUBLIC_MODULES = (
+    "automata.core",
+    "automata.core.testing",
+    "automata.core.testing.conformance",
+    "automata.core.providers",
+)
 
 CORE = [
     "Agent",
@@ -114,11 +119,38 @@ TESTING = [
     "tool_results",
 ]
 
+CONFORMANCE = [
+    "ALL_CHECKS",
+    "CONCURRENT_CALLS",
+    "ConformanceError",
+    "ConformanceScenario",
+    "ProviderConformance",
+    "ProviderFactory",
+    "RequestGate",
+    "StreamOutcome",
+    "check_cancellation_propagates",
+    "check_concurrent_calls_are_independent",
+    "check_declares_what_it_advertises",
+    "check_request_not_mutated",
+    "check_stream_matches_complete",
+    "check_stream_shape",
+    "check_usage_and_stop_reason",
+    "collect_stream",
+    "run_conformance",
+]
+"""The provider conformance kit; `automata.core.providers` is pinned in test_providers.py."""
+
+PINNED = {
+    "automata.core": CORE,
+    "automata.core.testing": TESTING,
+    "automata.core.testing.conformance": CONFORMANCE,
+}
+
 
 @pytest.mark.parametrize(
     ("module", "expected"),
-    [(automata.core, CORE), (automata.core.testing, TESTING)],
-    ids=PUBLIC_MODULES,
+    [(importlib.import_module(name), names) for name, names in PINNED.items()],
+    ids=list(PINNED),
 )
 def test_the_public_names_are_exactly_these(module: types.ModuleType, expected: list[str]) -> None:
     assert sorted(module.__all__) == expected
@@ -132,7 +164,9 @@ def test_every_exported_name_imports(module_name: str) -> None:
     assert set(importlib.import_module(module_name).__all__) <= set(namespace)
 
 
-@pytest.mark.parametrize("module", [automata.core, automata.core.testing], ids=PUBLIC_MODULES)
+@pytest.mark.parametrize(
+    "module", [automata.core, automata.core.testing], ids=["automata.core", "automata.core.testing"]
+)
 def test_every_public_attribute_is_exported(module: types.ModuleType) -> None:
     public = {
         name

@@ -15,20 +15,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from automata.core._blocks import (
+from automata.core.providers import (
     Block,
+    CallOptions,
+    Delta,
     ImageBlock,
     Message,
+    ModelRequest,
+    ModelResponse,
     RawBlock,
+    StopReason,
     TextBlock,
+    TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
+    Usage,
 )
-from automata.core._options import CallOptions
-from automata.core._provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta, ToolSpec
-from automata.core._stop import StopReason
-from automata.core._usage import Usage
 
 PROVIDER: Final = "anthropic"
 
@@ -338,11 +343,15 @@ class _Pending:
         return raw
 
 
+_NOTHING: Final[tuple[Delta, ...]] = ()
+
+
 class StreamAccumulator:
     """Folds Messages API stream events into deltas and one final `ModelResponse`.
 
-    `feed` returns the delta to hand on, if the event carries one. `finished` turns
-    true at `message_stop`; `response()` is only valid then.
+    `feed` returns the deltas to hand on (at most one per event; empty when the event
+    carries none). `finished` turns true at `message_stop`; `response()` is only valid
+    then. Implements `automata.core.providers.StreamAssembler`.
     """
 
     def __init__(self) -> None:
@@ -354,28 +363,28 @@ class StreamAccumulator:
         self._model = ""
         self.finished = False
 
-    def feed(self, event: Any) -> TextDelta | ThinkingDelta | None:
+    def feed(self, event: Any) -> tuple[Delta, ...]:
         kind = event.type
         if kind == "content_block_delta":
             pending = self._blocks.get(event.index)
             if pending is None:
-                return None
+                return _NOTHING
             delta = event.delta
             delta_kind = delta.type
             if delta_kind == "text_delta":
                 if delta.text:
                     pending.parts.append(delta.text)
-                    return TextDelta(delta.text)
+                    return (TextDelta(delta.text),)
             elif delta_kind == "thinking_delta":
                 if delta.thinking:
                     pending.parts.append(delta.thinking)
-                    return ThinkingDelta(delta.thinking)
+                    return (ThinkingDelta(delta.thinking),)
             elif delta_kind == "input_json_delta":
                 if delta.partial_json:
                     pending.json.append(delta.partial_json)
             elif delta_kind == "signature_delta":
                 pending.signature += delta.signature
-            return None
+            return _NOTHING
         if kind == "content_block_start":
             block = event.content_block
             pending = _Pending(block.type, block)
@@ -386,13 +395,13 @@ class StreamAccumulator:
                 pending.signature = block.signature or ""
             if initial:
                 pending.parts.append(initial)
-                return TextDelta(initial) if block.type == "text" else ThinkingDelta(initial)
-            return None
+                return (TextDelta(initial),) if block.type == "text" else (ThinkingDelta(initial),)
+            return _NOTHING
         if kind == "content_block_stop":
             pending = self._blocks.pop(event.index, None)
             if pending is not None:
                 self._done[event.index] = pending.finish()
-            return None
+            return _NOTHING
         if kind == "message_start":
             self._start_usage = event.message.usage
             self._model = event.message.model or ""
@@ -402,7 +411,7 @@ class StreamAccumulator:
                 self._stop_reason = event.delta.stop_reason
         elif kind == "message_stop":
             self.finished = True
-        return None
+        return _NOTHING
 
     def _usage(self) -> Usage:
         start, delta = self._start_usage, self._delta_usage

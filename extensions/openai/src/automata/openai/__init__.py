@@ -6,7 +6,7 @@
 output through `response_format`, usage with cached tokens, and rate-limit retries.
 """
 
-from automata.openai._errors import DEFAULT_RETRY_STATUSES
+from automata.core.providers import DEFAULT_RETRY_STATUSES
 from automata.openai._provider import OpenAIProvider
 from automata.openai._wire import ERROR_PREFIX, FINISH_REASONS, map_finish_reason
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Final
 
 import httpx2
 
 import openai
-from automata.core._errors import ProviderError
-from automata.core._retry import parse_retry_after
-from automata.openai._wire import PROVIDER
-
-DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})
-"""Rate limited, unavailable, overloaded: worth repeating after a wait."""
+from automata.core.providers import ProviderError, SDKProvider
 
 # An error sent inside a stream has a type or code but no HTTP status of its own.
 _STATUS_OF_STREAM_ERROR: Final[Mapping[str, int]] = {
@@ -35,46 +30,25 @@ def _vendor_message(error: openai.APIError) -> str:
     return error.message
 
 
-def to_provider_error(
-    error: Exception, *, retry_statuses: Collection[int], after_content: bool = False
-) -> ProviderError:
-    """A `ProviderError` carrying the vendor's status, error code and message.
-
-    `after_content` marks a failure after part of the reply was already handed on: it
-    is never retryable then, whatever the status says.
-    """
-    if isinstance(error, ProviderError):
-        if after_content and error.retryable:
-            return ProviderError(str(error), provider=PROVIDER, status=error.status)
-        return error
+def vendor_error(
+    provider: SDKProvider[openai.AsyncOpenAI], error: Exception
+) -> ProviderError | None:
+    """The `ProviderError` for an OpenAI SDK (or HTTP client) error; None for anything
+    else. An error sent inside a stream has no HTTP status of its own: its type or
+    code gives one when known."""
     if isinstance(error, openai.APIStatusError):
-        status = error.status_code
         kind = error.code or error.type or ""
-        return ProviderError(
-            f"openai: {f'{status} {kind}'.strip()}: {_vendor_message(error)}",
-            provider=PROVIDER,
-            status=status,
-            retryable=not after_content and status in retry_statuses,
-            retry_after=parse_retry_after(error.response.headers),
+        return provider.status_error(
+            error.status_code, kind, _vendor_message(error), headers=error.response.headers
         )
     if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
         # The SDK wraps failures to connect (and, for streams, most read failures);
         # anything it lets through is the HTTP client's own error.
-        detail = error.message if isinstance(error, openai.APIError) else str(error)
-        return ProviderError(
-            f"openai: connection failed: {detail or type(error).__name__}",
-            provider=PROVIDER,
-            retryable=not after_content,
-        )
+        return provider.connection_error(error)
     if isinstance(error, openai.APIError):
         # An error reported inside a stream.
         kind = error.code or error.type or ""
-        stream_status = _STATUS_OF_STREAM_ERROR.get(kind)
-        return ProviderError(
-            f"openai: {kind or 'error'}: {_vendor_message(error)}",
-            provider=PROVIDER,
-            status=stream_status,
-            retryable=not after_content and stream_status in retry_statuses,
+        return provider.status_error(
+            _STATUS_OF_STREAM_ERROR.get(kind), kind, _vendor_message(error)
         )
-    reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return ProviderError(f"openai: {reason}", provider=PROVIDER)
+    return None

@@ -17,19 +17,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from automata.core._blocks import (
+from automata.core.providers import (
     Block,
+    Delta,
     ImageBlock,
     Message,
+    ModelRequest,
+    ModelResponse,
     RawBlock,
+    StopReason,
     TextBlock,
+    TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
+    Usage,
 )
-from automata.core._provider import ModelRequest, ModelResponse, TextDelta, ThinkingDelta, ToolSpec
-from automata.core._stop import StopReason
-from automata.core._usage import Usage
 
 PROVIDER: Final = "openai"
 
@@ -373,9 +378,10 @@ class _PendingCall:
 class StreamAccumulator:
     """Folds chat completion chunks into deltas and one final `ModelResponse`.
 
-    `feed` returns the deltas a chunk carries (thinking before text). The stream is
-    whole once a finish reason was seen (`finished`); the usage chunk, when asked
-    for, comes after it.
+    `feed` returns the deltas a chunk carries (thinking before text; empty when it
+    carries none). The stream is whole once a finish reason was seen (`finished`);
+    the usage chunk, when asked for, comes after it. Implements
+    `automata.core.providers.StreamAssembler`.
     """
 
     def __init__(self) -> None:
@@ -388,12 +394,12 @@ class StreamAccumulator:
         self._model = ""
         self.finished = False
 
-    def feed(self, chunk: Any) -> list[TextDelta | ThinkingDelta]:
+    def feed(self, chunk: Any) -> list[Delta]:
         if chunk.usage is not None:
             self._usage = chunk.usage
         if chunk.model and not self._model:
             self._model = chunk.model
-        out: list[TextDelta | ThinkingDelta] = []
+        out: list[Delta] = []
         for choice in chunk.choices:
             if choice.index != 0:
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -23,6 +24,15 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+
+__all__ = [
+    "DroppedConnection",
+    "Received",
+    "Reply",
+    "Responder",
+    "WireServer",
+    "unreachable_url",
+]
 
 
 class DroppedConnection(Exception):
@@ -51,6 +61,7 @@ class Reply:
 
 
 Responder = Reply | Callable[[dict[str, Any]], Reply]
+"""A fixed reply, or a function of the request body that returns one."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +73,31 @@ class Received:
     body: dict[str, Any]
 
 
-class WireServer:
-    """Serves scripted replies on 127.0.0.1 from a background thread."""
+def unreachable_url() -> str:
+    """`http://127.0.0.1:<port>` for a port nothing listens on (bound, then closed),
+    to provoke a connection error."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
 
-    def __init__(self) -> None:
+
+class WireServer:
+    """Serves scripted replies on 127.0.0.1 from a background thread.
+
+    Requests are answered from the `enqueue` queue first, then by the `route` whose
+    path suffix matches, then by the `always` responder; with none of these the reply
+    is a 599. `record=False` keeps no `received` log (for long benchmarks);
+    `pace=False` sends a stream's events back to back instead of yielding to the event
+    loop between them.
+    """
+
+    def __init__(self, *, record: bool = True, pace: bool = True) -> None:
         self.received: list[Received] = []
+        self._record = record
+        self._pace = pace
         self._queue: deque[Responder] = deque()
+        self._routes: dict[str, Responder] = {}
         self._default: Responder | None = None
         self._hold_armed = False
         self._held = threading.Event()
@@ -82,6 +112,7 @@ class WireServer:
     # lifecycle -------------------------------------------------------------------
 
     def start(self) -> WireServer:
+        """Start serving; returns once the port is open."""
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
@@ -96,16 +127,22 @@ class WireServer:
         self._thread.join(timeout=10)
 
     @property
-    def base_url(self) -> str:
+    def port(self) -> int:
         socket = self._server.servers[0].sockets[0]
-        host, port = socket.getsockname()[:2]
-        return f"http://{host}:{port}"
+        port: int = socket.getsockname()[1]
+        return port
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     # scripting -------------------------------------------------------------------
 
     def reset(self) -> None:
+        """Forget every request and scripted reply (routes included)."""
         self.received.clear()
         self._queue.clear()
+        self._routes.clear()
         self._default = None
         self._hold_armed = False
         self._held.clear()
@@ -115,11 +152,16 @@ class WireServer:
         """Answer the next requests with these replies, in order."""
         self._queue.extend(replies)
 
+    def route(self, path_suffix: str, responder: Responder) -> None:
+        """Answer every request whose path ends with `path_suffix` (and that `enqueue`
+        does not cover) with this responder."""
+        self._routes[path_suffix] = responder
+
     def always(self, responder: Responder) -> None:
-        """Answer every request not covered by `enqueue` with this responder."""
+        """Answer every request not covered by `enqueue` or a route with this responder."""
         self._default = responder
 
-    # the RequestGate protocol of automata.core.testing._conformance ------------------
+    # the RequestGate protocol of automata.core.testing ---------------------------
 
     def hold_next(self) -> None:
         self._held.clear()
@@ -136,19 +178,26 @@ class WireServer:
 
     # serving ---------------------------------------------------------------------
 
+    def _responder(self, path: str) -> Responder | None:
+        if self._queue:
+            return self._queue.popleft()
+        for suffix, responder in self._routes.items():
+            if path.endswith(suffix):
+                return responder
+        return self._default
+
     async def _handle(self, request: Request) -> Response:
         raw = await request.body()
         body = json.loads(raw) if raw else {}
-        self.received.append(Received(request.url.path, dict(request.headers), body))
+        path = request.url.path
+        if self._record:
+            self.received.append(Received(path, dict(request.headers), body))
         if self._hold_armed:
             self._hold_armed = False
             self._held.set()
             await asyncio.to_thread(self._released.wait, 30)
-        if self._queue:
-            responder = self._queue.popleft()
-        elif self._default is not None:
-            responder = self._default
-        else:
+        responder = self._responder(path)
+        if responder is None:
             return Response(json.dumps({"error": "no scripted reply"}), status_code=599)
         reply = responder(body) if callable(responder) else responder
         headers = dict(reply.headers)
@@ -166,11 +215,11 @@ class WireServer:
             media_type="text/event-stream",
         )
 
-    @staticmethod
-    async def _events(reply: Reply) -> AsyncIterator[bytes]:
+    async def _events(self, reply: Reply) -> AsyncIterator[bytes]:
         assert reply.events is not None
         for sent, event in enumerate(reply.events):
             if reply.drop_after is not None and sent >= reply.drop_after:
                 raise DroppedConnection
             yield event
-            await asyncio.sleep(0)
+            if self._pace:
+                await asyncio.sleep(0)

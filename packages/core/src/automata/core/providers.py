@@ -1,0 +1,507 @@
+"""The toolkit for provider authors: one base for providers built on a vendor's SDK,
+and every type a provider reads or returns.
+
+`SDKProvider` holds what every SDK-backed provider does alike, written once:
+
+- **Client ownership.** A client the provider built is its own and `aclose()` (or
+  `async with provider:`) closes it; a client passed in is the caller's and stays
+  open. Passing a client together with `api_key` / `base_url` is a `ValueError`.
+- **Credentials.** Without a client, a missing API key is refused at construction
+  with `MissingAPIKeyError`, naming the environment variable and `api_key=`.
+- **Retries, only before the first delta.** The SDK's own retries are off; one
+  `RetryPolicy` decides. A non-streaming call is retried as a whole. A stream is read
+  up to its first delta inside the retry, so a stream that fails before producing
+  content (an error event, a dropped connection, a body that ends early) is retried
+  too. Once a delta has been handed on, nothing is retried.
+- **Error mapping.** Every failure of a call (the SDK's errors, the HTTP client's,
+  a reply that cannot be parsed) becomes a `ProviderError` chained to the original:
+  the vendor's own errors through `vendor_error`, anything else as
+  `"<provider>: <Type>: <message>"`, never retryable. A failure after content was
+  handed on is never retryable, whatever its status (the agent loop reports it as
+  `IncompleteResponseError`). A failure after the reply is whole (its end marker
+  seen) only loses the tail of the body and is ignored. A body that ends before its
+  end marker is an error: retryable before the first delta, final after it.
+  Cancellation always propagates as `asyncio.CancelledError` and closes the response.
+
+## Writing a provider
+
+A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
+
+- class attributes `provider_name` (e.g. `"acme"`), `client_class` (the SDK's async
+  client), `api_key_env` (e.g. `"ACME_API_KEY"`), `stream_end` (how its stream says it
+  is complete, for error messages, e.g. `"message_stop"`) and, when it has a
+  JSON-schema mode, `supports_native_output = True`;
+- `request_params`: a `ModelRequest` as the keyword arguments of the SDK call;
+- `send`: the SDK call itself (a reply object, or a stream when the params ask for one);
+- `parse_response`: the SDK's reply object as a `ModelResponse` (a plain function
+  serves: `parse_response = staticmethod(response_from)`);
+- `new_assembler`: a fresh `StreamAssembler` that folds stream events into deltas
+  and one `ModelResponse` (the assembler's class serves: `new_assembler = Assembler`);
+- `vendor_error`: the SDK's exceptions as `ProviderError`s, usually through
+  `status_error` and `connection_error`.
+
+Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
+`client.with_options`, with the SDK's retries off), `stream_params` (default: adds
+`stream=True`), `call_params` (default: `request_params`; override to warn about
+options the vendor does not take), `completes_by_streaming` (default: never) and
+`has_credentials` (default: `api_key` or the `api_key_env` variable is set).
+
+Then test it against a local server speaking the vendor's wire format, with the
+provider conformance suite (`automata.core.testing.conformance`); see
+docs/providers.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypedDict, TypeVar
+
+from automata.core._blocks import (
+    Block,
+    ImageBlock,
+    Message,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from automata.core._errors import ProviderError
+from automata.core._options import CallOptions
+from automata.core._provider import (
+    ModelRequest,
+    ModelResponse,
+    OutputSchema,
+    ProviderStreamItem,
+    TextDelta,
+    ThinkingDelta,
+    ToolSpec,
+)
+from automata.core._retry import RetryPolicy, parse_retry_after, retry
+from automata.core._stop import StopReason
+from automata.core._usage import Usage
+
+__all__ = [
+    "DEFAULT_RETRY_STATUSES",
+    "Block",
+    "CallOptions",
+    "Delta",
+    "ImageBlock",
+    "Message",
+    "MissingAPIKeyError",
+    "ModelRequest",
+    "ModelResponse",
+    "OutputSchema",
+    "ProviderError",
+    "ProviderStreamItem",
+    "RawBlock",
+    "RetryPolicy",
+    "SDKClient",
+    "SDKOptions",
+    "SDKProvider",
+    "SDKStream",
+    "StopReason",
+    "StreamAssembler",
+    "TextBlock",
+    "TextDelta",
+    "ThinkingBlock",
+    "ThinkingDelta",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "Usage",
+    "parse_retry_after",
+    "retry",
+]
+
+DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})
+"""Rate limited, unavailable, overloaded: worth repeating after a wait."""
+
+Delta = TextDelta | ThinkingDelta
+"""What a stream hands on before its final `ModelResponse`."""
+
+
+class MissingAPIKeyError(ProviderError):
+    """A provider was built without a client and found no API key. The message names
+    the environment variable to set and the `api_key=` argument."""
+
+
+class SDKOptions(TypedDict, total=False):
+    """The keyword arguments every `SDKProvider` takes beside `model` and `client`; a
+    subclass forwards them as `**options: Unpack[SDKOptions]` (see `SDKProvider`)."""
+
+    api_key: str | None
+    base_url: str | None
+    retry_policy: RetryPolicy | None
+    retry_statuses: Collection[int]
+    timeout: float | None
+    sleep: Callable[[float], Awaitable[object]]
+
+
+class SDKClient(Protocol):
+    """What the base needs of a vendor SDK's async client: a way to close it (and, for
+    the default `adopt_client`, a `with_options(max_retries=..., timeout=...)` copy)."""
+
+    async def close(self) -> None: ...
+
+
+class SDKStream(Protocol):
+    """What the base needs of the stream an SDK call returns: the next event, and a
+    way to release the HTTP response."""
+
+    def __anext__(self) -> Awaitable[Any]: ...
+
+    async def close(self) -> None: ...
+
+
+class StreamAssembler(Protocol):
+    """Folds one reply's stream events into deltas and one final `ModelResponse`.
+
+    `feed` returns the deltas an event carries, in order (empty when it carries
+    none). `finished` turns true once the vendor's end marker was seen (the reply is
+    whole); `response()` is only called then.
+    """
+
+    @property
+    def finished(self) -> bool: ...
+
+    def feed(self, event: Any) -> Sequence[Delta]: ...
+
+    def response(self) -> ModelResponse: ...
+
+
+ClientT = TypeVar("ClientT", bound=SDKClient)
+
+
+@dataclass(slots=True)
+class _Opened:
+    """A stream read up to its first deltas (or its end); nothing handed on yet."""
+
+    stream: SDKStream
+    assembler: StreamAssembler
+    first: Sequence[Delta]
+    ended: bool
+
+
+class SDKProvider(ABC, Generic[ClientT]):
+    """A provider over a vendor SDK's async client, streaming or not (see the module
+    docstring for the rules it keeps and what a subclass implements).
+
+    `api_key` and `base_url` go to the client the provider builds (the SDK reads its
+    own environment variables for what is left `None`); `client` is a configured
+    client to use instead, through `adopt_client` (its owner closes it). `timeout`
+    (seconds) applies to every call. `retry_policy` (default `RetryPolicy()`) decides
+    how often a failure marked retryable is repeated; `retry_statuses` are the HTTP
+    statuses marked retryable. `sleep` is how retries wait (injectable for tests).
+
+    A subclass's `__init__` takes its own settings and forwards the rest:
+
+        def __init__(self, model: str, *, client: AcmeClient | None = None,
+                     house_style: bool = False, **options: Unpack[SDKOptions]) -> None:
+            super().__init__(model, client=client, **options)
+            self._house_style = house_style
+    """
+
+    provider_name: ClassVar[str]
+    """The vendor's name: prefixes every error message, and is reported as
+    `gen_ai.provider.name` on tracing spans."""
+    api_key_env: ClassVar[str]
+    """The environment variable the SDK reads the API key from."""
+    stream_end: ClassVar[str]
+    """What marks a whole stream, as error messages name it."""
+    client_class: ClassVar[Callable[..., Any]]
+    """The SDK's async client class (`new_client` calls it with `api_key`, `base_url`,
+    `max_retries` and `timeout`)."""
+    supports_streaming: ClassVar[bool] = True
+    """Every SDK provider streams (`stream()` as well as `complete()`)."""
+    supports_native_output: ClassVar[bool] = False
+    """Whether `ModelRequest.output_schema` maps onto a native JSON-schema mode."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: ClientT | None = None,
+        retry_policy: RetryPolicy | None = None,
+        retry_statuses: Collection[int] = DEFAULT_RETRY_STATUSES,
+        timeout: float | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        if client is not None and (api_key is not None or base_url is not None):
+            raise ValueError("pass either client or api_key/base_url, not both")
+        if client is None and not self.has_credentials(api_key):
+            raise MissingAPIKeyError(
+                f"{self.provider_name}: no API key: set the {self.api_key_env} environment "
+                f"variable, or pass {type(self).__name__}(model, api_key=...)",
+                provider=self.provider_name,
+            )
+        self._owns_client = client is None
+        if client is None:
+            client = self.new_client(api_key=api_key, base_url=base_url, timeout=timeout)
+        else:
+            client = self.adopt_client(client, timeout=timeout)
+        self.client: ClientT = client
+        self._model = model
+        self.retry_policy = retry_policy or RetryPolicy()
+        self.retry_statuses = frozenset(retry_statuses)
+        self._sleep = sleep
+
+    @property
+    def model(self) -> str:
+        """The model every call asks for."""
+        return self._model
+
+    # ------------------------------------------------------------- what a vendor writes
+
+    @abstractmethod
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of the SDK call for `request`, without streaming
+        flags. Never changes `request`; nested values may be shared with it."""
+
+    @abstractmethod
+    async def send(self, params: dict[str, Any]) -> Any:
+        """Make the SDK call with `params`: a reply object, or an `SDKStream` when
+        `params` came from `stream_params`. Raises the SDK's own errors."""
+
+    @abstractmethod
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        """The `ModelResponse` for the reply object of a non-streaming call."""
+
+    @abstractmethod
+    def new_assembler(self) -> StreamAssembler:
+        """A fresh assembler for one streamed reply."""
+
+    @abstractmethod
+    def vendor_error(self, error: Exception) -> ProviderError | None:
+        """The `ProviderError` for one of the SDK's (or its HTTP client's) exceptions,
+        or None for anything else (the base reports that as not retryable). Build it
+        with `status_error` and `connection_error` so that every provider's messages
+        read alike; retryability after content is the base's concern."""
+
+    # ------------------------------------------------------- hooks with a default
+
+    def new_client(
+        self, *, api_key: str | None, base_url: str | None, timeout: float | None
+    ) -> ClientT:
+        """A new SDK client: `client_class(api_key=..., base_url=..., **sdk_options)`
+        (the SDK's own retries off). The provider owns it and closes it in `aclose()`."""
+        client: ClientT = self.client_class(
+            api_key=api_key, base_url=base_url, **self.sdk_options(timeout)
+        )
+        return client
+
+    def adopt_client(self, client: ClientT, *, timeout: float | None) -> ClientT:
+        """A caller's client as this provider uses it: `client.with_options(...)` with
+        `sdk_options(timeout)`, a copy that shares its connection pool. The caller's
+        client is not changed."""
+        configurable: Any = client  # `with_options` is not typed alike by every SDK
+        adopted: ClientT = configurable.with_options(**self.sdk_options(timeout))
+        return adopted
+
+    def stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`params` for a streaming call (a new dict): adds `stream=True`."""
+        return {**params, "stream": True}
+
+    def call_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The params a call sends: `request_params`. Override to warn about options
+        the vendor does not take (the call then goes out without them). A `complete`
+        that streams under the hood calls it twice."""
+        return self.request_params(request)
+
+    def completes_by_streaming(self, params: dict[str, Any]) -> bool:
+        """Whether `complete` must stream under the hood (an SDK refusing long
+        non-streaming calls). Default: never."""
+        return False
+
+    def has_credentials(self, api_key: str | None) -> bool:
+        """Whether a client built now would have a key: `api_key`, or the
+        `api_key_env` environment variable, set and not empty."""
+        return bool(api_key) or bool(os.environ.get(self.api_key_env))
+
+    # ------------------------------------------------------------ shared helpers
+
+    @staticmethod
+    def sdk_options(timeout: float | None) -> dict[str, Any]:
+        """The SDK client options every provider sets: `max_retries=0` (one retry
+        policy decides), and `timeout` when given."""
+        return {"max_retries": 0} if timeout is None else {"max_retries": 0, "timeout": timeout}
+
+    def status_error(
+        self,
+        status: int | None,
+        kind: str,
+        detail: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> ProviderError:
+        """`"<provider>: <status> <kind>: <detail>"`, retryable when `status` is one of
+        `retry_statuses`, carrying the server's retry-after hint from `headers`."""
+        label = f"{status or ''} {kind}".strip() or "error"
+        return ProviderError(
+            f"{self.provider_name}: {label}: {detail}",
+            provider=self.provider_name,
+            status=status,
+            retryable=status in self.retry_statuses,
+            retry_after=parse_retry_after(headers),
+        )
+
+    def connection_error(self, error: BaseException) -> ProviderError:
+        """`"<provider>: connection to <url> failed: <cause>"`, retryable. The URL is
+        the request's (the client's base URL when the error carries no request); the
+        cause is the HTTP client's own error when the SDK wrapped one."""
+        cause = error.__cause__ if error.__cause__ is not None else error
+        detail = str(cause) or type(cause).__name__
+        return ProviderError(
+            f"{self.provider_name}: connection to {self._url_of(error)} failed: {detail}",
+            provider=self.provider_name,
+            retryable=True,
+        )
+
+    def _url_of(self, error: BaseException) -> str:
+        try:
+            request = getattr(error, "request", None)  # httpx raises when it has none
+        except RuntimeError:
+            request = None
+        url = getattr(request, "url", None)
+        if url is None:
+            url = getattr(self.client, "base_url", "the server")
+        return str(url)
+
+    def map_error(self, error: Exception, *, after_content: bool = False) -> ProviderError:
+        """The `ProviderError` to raise for `error` (see the module docstring).
+        `after_content` marks a failure after part of the reply was handed on: never
+        retryable then."""
+        if isinstance(error, ProviderError):
+            mapped = error
+        else:
+            vendor = self.vendor_error(error)
+            if vendor is None:
+                reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+                vendor = ProviderError(
+                    f"{self.provider_name}: {reason}", provider=self.provider_name
+                )
+            mapped = vendor
+        if after_content and mapped.retryable:
+            return ProviderError(
+                str(mapped),
+                provider=mapped.provider,
+                status=mapped.status,
+                retry_after=mapped.retry_after,
+            )
+        return mapped
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def aclose(self) -> None:
+        """Close the client this provider built (a passed-in client stays open: its
+        owner closes it)."""
+        if self._owns_client:
+            await self.client.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self._model!r})"
+
+    # ---------------------------------------------------------------------- calls
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One whole reply. Retryable failures are retried per `retry_policy`."""
+        params = self.call_params(request)
+        if self.completes_by_streaming(params):
+            return await self._complete_by_streaming(request)
+
+        async def attempt() -> ModelResponse:
+            try:
+                return self.parse_response(await self.send(params))
+            except Exception as error:
+                raise self.map_error(error) from error
+
+        return await retry(attempt, self.retry_policy, sleep=self._sleep)
+
+    async def _complete_by_streaming(self, request: ModelRequest) -> ModelResponse:
+        final: ModelResponse | None = None
+        async for item in self.stream(request):
+            if isinstance(item, ModelResponse):
+                final = item
+        if final is None:  # pragma: no cover - stream() always ends with a response
+            raise self._ended_early(retryable=False)
+        return final
+
+    def _ended_early(self, *, retryable: bool) -> ProviderError:
+        return ProviderError(
+            f"{self.provider_name}: stream ended before {self.stream_end}",
+            provider=self.provider_name,
+            retryable=retryable,
+        )
+
+    async def _open(self, params: dict[str, Any]) -> _Opened:
+        """Start a stream and read it up to its first deltas (or its end); failures
+        here are still retryable because nothing has been handed on."""
+        try:
+            stream: SDKStream = await self.send(params)
+        except Exception as error:
+            raise self.map_error(error) from error
+        assembler = self.new_assembler()
+        try:
+            while True:
+                try:
+                    event = await stream.__anext__()
+                except StopAsyncIteration:
+                    if not assembler.finished:
+                        raise self._ended_early(retryable=True) from None
+                    return _Opened(stream, assembler, (), ended=True)
+                except Exception:
+                    if assembler.finished:  # the reply is whole; only the tail is lost
+                        return _Opened(stream, assembler, (), ended=True)
+                    raise
+                deltas = assembler.feed(event)
+                if deltas:
+                    return _Opened(stream, assembler, deltas, ended=False)
+        except BaseException as error:
+            await stream.close()
+            if isinstance(error, Exception):
+                raise self.map_error(error) from error
+            raise
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`.
+
+        A failure after a delta was yielded raises a non-retryable `ProviderError`
+        (the agent loop reports it as an incomplete response).
+        """
+        params = self.stream_params(self.call_params(request))
+        opened = await retry(lambda: self._open(params), self.retry_policy, sleep=self._sleep)
+        stream, assembler = opened.stream, opened.assembler
+        feed = assembler.feed
+        try:
+            for delta in opened.first:
+                yield delta
+            # Read to the end of the body even after the end marker, so the connection
+            # goes back to the pool instead of being closed with bytes unread.
+            while not opened.ended:
+                try:
+                    deltas = feed(await stream.__anext__())
+                except StopAsyncIteration:
+                    break
+                except Exception as error:
+                    if assembler.finished:
+                        break  # the reply is whole; only the tail of the body is lost
+                    raise self.map_error(error, after_content=True) from error
+                for delta in deltas:
+                    yield delta
+        finally:
+            await stream.close()
+        if not assembler.finished:
+            raise self._ended_early(retryable=False)
+        yield assembler.response()

@@ -1,0 +1,243 @@
+"""automata.core.providers: the base a provider author builds on, shown on a vendor
+written against it here ("acme", an in-memory SDK): what a vendor implements is all
+it needs, and the rules the base keeps hold for it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import automata.core.providers as providers
+from automata.core.providers import (
+    Delta,
+    Message,
+    MissingAPIKeyError,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    RetryPolicy,
+    SDKProvider,
+    StopReason,
+    TextBlock,
+    TextDelta,
+)
+
+REQUEST = ModelRequest(messages=(Message.user("hi"),))
+PUBLIC_NAMES = """
+    DEFAULT_RETRY_STATUSES Block CallOptions Delta ImageBlock Message MissingAPIKeyError
+    ModelRequest ModelResponse OutputSchema ProviderError ProviderStreamItem RawBlock
+    RetryPolicy SDKClient SDKOptions SDKProvider SDKStream StopReason StreamAssembler
+    TextBlock TextDelta ThinkingBlock ThinkingDelta ToolResultBlock ToolSpec ToolUseBlock
+    Usage parse_retry_after retry
+"""
+
+
+class AcmeError(Exception):
+    """The SDK's own error, with an HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class AcmeStream:
+    """Yields scripted events; an exception in the script is raised when reached."""
+
+    def __init__(self, events: Sequence[object]) -> None:
+        self._events = list(events)
+        self.closed = False
+
+    async def __anext__(self) -> object:
+        if not self._events:
+            raise StopAsyncIteration
+        event = self._events.pop(0)
+        if isinstance(event, Exception):
+            raise event
+        return event
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class AcmeClient:
+    """An in-memory SDK client: each call takes the next scripted outcome."""
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.outcomes: list[object] = []
+        self.closed = False
+
+    def with_options(self, **options: Any) -> AcmeClient:
+        copy = AcmeClient(**{**self.options, **options})
+        copy.outcomes = self.outcomes
+        return copy
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class AcmeAssembler:
+    """Events are strings; "." ends the reply."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.finished = False
+
+    def feed(self, event: Any) -> Sequence[Delta]:
+        if event == ".":
+            self.finished = True
+            return ()
+        self.parts.append(event)
+        return (TextDelta(event),)
+
+    def response(self) -> ModelResponse:
+        text = "".join(self.parts)
+        return ModelResponse(Message.assistant([TextBlock(text=text)]), StopReason.END_TURN)
+
+
+class AcmeProvider(SDKProvider[AcmeClient]):
+    provider_name = "acme"
+    client_class = AcmeClient
+    api_key_env = "ACME_API_KEY"
+    stream_end = "the final dot"
+
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        return {"model": self.model, "prompt": request.messages[-1].text}
+
+    async def send(self, params: dict[str, Any]) -> Any:
+        outcome = self.client.outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return AcmeStream(outcome) if isinstance(outcome, list) else outcome
+
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        return ModelResponse(Message.assistant([TextBlock(text=raw)]), StopReason.END_TURN)
+
+    def new_assembler(self) -> AcmeAssembler:
+        return AcmeAssembler()
+
+    def vendor_error(self, error: Exception) -> ProviderError | None:
+        if isinstance(error, AcmeError):
+            return self.status_error(error.status, "acme_error", str(error))
+        return None
+
+
+async def no_sleep(seconds: float) -> None:
+    return None
+
+
+def acme(*outcomes: object, **options: Any) -> AcmeProvider:
+    provider = AcmeProvider("acme-1", api_key="k", sleep=no_sleep, **options)
+    provider.client.outcomes.extend(outcomes)
+    return provider
+
+
+async def texts_until_error(provider: AcmeProvider) -> tuple[list[str], ProviderError]:
+    texts: list[str] = []
+
+    async def read() -> None:
+        async for item in provider.stream(REQUEST):
+            if isinstance(item, TextDelta):
+                texts.append(item.text)
+
+    with pytest.raises(ProviderError) as caught:
+        await read()
+    return texts, caught.value
+
+
+def test_the_public_names_are_pinned() -> None:
+    assert providers.__all__ == PUBLIC_NAMES.split()
+    assert all(hasattr(providers, name) for name in providers.__all__)
+
+
+async def test_a_vendor_implementing_the_hooks_completes_and_streams() -> None:
+    provider = acme("whole", ["str", "eam", "."])
+    assert (await provider.complete(REQUEST)).message.text == "whole"
+    items = [item async for item in provider.stream(REQUEST)]
+    assert items[:2] == [TextDelta("str"), TextDelta("eam")]
+    assert isinstance(items[-1], ModelResponse)
+    assert items[-1].message.text == "stream"
+
+
+def test_the_declared_properties_have_their_defaults() -> None:
+    provider = acme()
+    declared = (
+        provider.provider_name,
+        provider.model,
+        provider.supports_streaming,
+        provider.supports_native_output,
+    )
+    assert declared == ("acme", "acme-1", True, False)
+
+
+def test_the_clients_retries_are_switched_off() -> None:
+    assert acme(timeout=5.0).client.options == {
+        "api_key": "k",
+        "base_url": None,
+        "max_retries": 0,
+        "timeout": 5.0,
+    }
+
+
+def test_a_missing_key_names_the_variable_and_the_argument(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ACME_API_KEY", raising=False)
+    with pytest.raises(MissingAPIKeyError) as caught:
+        AcmeProvider("acme-1")
+    assert str(caught.value) == (
+        "acme: no API key: set the ACME_API_KEY environment variable, "
+        "or pass AcmeProvider(model, api_key=...)"
+    )
+    assert caught.value.provider == "acme"
+
+
+async def test_a_passed_in_client_is_adopted_and_left_open() -> None:
+    client = AcmeClient(max_retries=7)
+    async with AcmeProvider("acme-1", client=client) as provider:
+        assert provider.client.options == {"max_retries": 0}
+    assert not client.closed
+    assert provider.client is not client
+
+
+async def test_an_own_client_is_closed_by_aclose() -> None:
+    async with acme() as provider:
+        pass
+    assert provider.client.closed
+
+
+async def test_a_retryable_failure_before_the_first_delta_is_retried() -> None:
+    provider = acme(AcmeError(529, "busy"), ["ok", "."])
+    items = [item async for item in provider.stream(REQUEST)]
+    assert items[0] == TextDelta("ok")
+
+
+async def test_a_retryable_failure_after_a_delta_is_final_and_keeps_its_status() -> None:
+    provider = acme(["one", AcmeError(529, "busy")], ["two", "."])
+    texts, error = await texts_until_error(provider)
+    assert texts == ["one"]
+    assert (str(error), error.status, error.retryable) == ("acme: 529 acme_error: busy", 529, False)
+
+
+async def test_a_failure_that_is_not_the_vendors_is_final_and_names_its_type() -> None:
+    provider = acme(KeyError("choices"), "never")
+    with pytest.raises(ProviderError) as caught:
+        await provider.complete(REQUEST)
+    assert (str(caught.value), caught.value.retryable) == ("acme: KeyError: 'choices'", False)
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+async def test_a_failure_after_the_end_marker_keeps_the_whole_reply() -> None:
+    provider = acme(["done", ".", AcmeError(500, "late")])
+    items = [item async for item in provider.stream(REQUEST)]
+    assert isinstance(items[-1], ModelResponse)
+    assert items[-1].message.text == "done"
+
+
+async def test_a_body_that_ends_early_after_a_delta_names_the_end_marker() -> None:
+    provider = acme(["half"], retry_policy=RetryPolicy.never())
+    texts, error = await texts_until_error(provider)
+    assert texts == ["half"]
+    assert (str(error), error.retryable) == ("acme: stream ended before the final dot", False)
