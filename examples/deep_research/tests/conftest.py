@@ -5,15 +5,13 @@ the demo's scripted models and the real `TavilySearch` client."""
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pytest
+from automata_wire_testing import JSONServer
 from deep_research import (
     ResearchOutcome,
     TeamProviders,
@@ -50,64 +48,6 @@ def sources_for(query: str) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass(frozen=True)
-class JSONRequest:
-    path: str
-    authorization: str
-    body: dict[str, Any]
-
-
-@dataclass
-class JSONServer:
-    """A threaded HTTP server on loopback answering each JSON POST with `answer`, and
-    recording what it received."""
-
-    received: list[JSONRequest] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        raise NotImplementedError
-
-    def start(self) -> None:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with outer.lock:
-                    outer.received.append(
-                        JSONRequest(self.path, self.headers.get("Authorization", ""), body)
-                    )
-                status, reply = outer.answer(body)
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @dataclass
 class SearchServer(JSONServer):
     """Answers POST /search like Tavily: results for the query, or `status` with an
@@ -116,9 +56,7 @@ class SearchServer(JSONServer):
     api_key = API_KEY
     sources_for = staticmethod(sources_for)
 
-    status: int = 200
-
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: Any) -> tuple[int, Any]:
         if self.status != 200:
             return self.status, {"detail": {"error": "Unauthorized: missing or invalid API key."}}
         query = str(body.get("query", ""))
@@ -131,7 +69,7 @@ class RefusingModelServer(JSONServer):
     """An OpenAI-compatible endpoint that refuses every request as OpenAI refuses a
     wrong key (HTTP 401 with OpenAI's error body), so a test sees where requests go."""
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: Any) -> tuple[int, Any]:
         error = {
             "message": "Incorrect API key provided.",
             "type": "invalid_request_error",

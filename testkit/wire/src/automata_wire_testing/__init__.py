@@ -14,6 +14,7 @@ from automata_wire_testing._calls import (
     stream_items,
     tool_message,
 )
+from automata_wire_testing._json_server import JSONRequest, JSONServer
 from automata_wire_testing._recordings import (
     Interaction,
     RecordingChecks,
@@ -34,6 +35,8 @@ from automata_wire_testing._sse import halves, sse_data, sse_event
 __all__ = [
     "DroppedConnection",
     "Interaction",
+    "JSONRequest",
+    "JSONServer",
     "Received",
     "RecordingChecks",
     "Reply",
