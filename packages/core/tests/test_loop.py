@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from automata.core import (
+    STRUCTURED_OUTPUT_TOOL,
     Agent,
     Approval,
     Block,
@@ -176,6 +177,47 @@ async def test_invalid_arguments_are_recoverable_and_the_function_never_runs() -
     )
     assert is_error
     assert ran == []
+
+
+async def test_arguments_the_provider_could_not_read_never_run_the_tool() -> None:
+    """L16."""
+    ran: list[int] = []
+    unreadable = ToolUseBlock(
+        id="1", name="add", input={}, input_error="arguments were cut off: '{\"x\": 4'"
+    )
+    agent = Agent(
+        ScriptedProvider([Message(role="assistant", content=[unreadable]), Message.assistant("ok")])
+    )
+
+    @agent.tool
+    def add(x: int = 1) -> int:
+        ran.append(x)
+        return x + 1
+
+    result = await agent.run("go")
+    (_, text, is_error) = tool_results(result.messages)[0]
+    assert text == "invalid args: arguments were cut off: '{\"x\": 4'"
+    assert is_error
+    assert ran == []
+    assert result.output == "ok"
+
+
+async def test_unreadable_structured_output_is_corrected_like_invalid_output() -> None:
+    """L16."""
+    unreadable = ToolUseBlock(
+        id="1", name=STRUCTURED_OUTPUT_TOOL, input={}, input_error="arguments are not an object"
+    )
+    provider = ScriptedProvider(
+        [
+            Message(role="assistant", content=[unreadable]),
+            tool_calls(tool_call("2", STRUCTURED_OUTPUT_TOOL, result=7)),
+        ]
+    )
+    result = await Agent(provider).run("go", output_type=int)
+    (_, text, is_error) = tool_results(result.messages)[0]
+    assert text == "invalid structured output: arguments are not an object"
+    assert is_error
+    assert result.output == 7
 
 
 async def test_a_tool_returning_an_unshowable_value_is_an_error_result() -> None:

@@ -109,7 +109,11 @@ class ToolBatch:
         runnable: list[tuple[int, ToolUseBlock, Tool]] = []
         for index, call in enumerate(calls):
             if structured is not None and call.name == structured.tool_name:
-                attempt = structured.validate_payload(call.input)
+                attempt = (
+                    structured.validate_payload(call.input)
+                    if call.input_error is None
+                    else StructuredAttempt(violations=(call.input_error,))
+                )
                 block = ToolResultBlock(
                     tool_use_id=call.id,
                     content=(TextBlock(text=attempt.feedback()),),
@@ -236,6 +240,8 @@ class ToolBatch:
             depth=run.depth,
             scope=run.scope,
         )
+        if call.input_error is not None:
+            return _error_block(call, f"invalid args: {call.input_error}"), None
         approver = run.approver
         if approver is not None:
             try:

@@ -87,13 +87,20 @@ class ThinkingBlock(BaseModel):
 
 
 class ToolUseBlock(BaseModel):
-    """A call the model asks for: `id` pairs it with its `ToolResultBlock`."""
+    """A call the model asks for: `id` pairs it with its `ToolResultBlock`.
+
+    `input_error` is set by a provider when the model's arguments could not be read as
+    a JSON object (cut off, malformed, or not an object); `input` is then empty. The
+    loop answers such a call with `invalid args: <input_error>` and never runs the
+    tool, so a tool never runs on defaults the model did not choose.
+    """
 
     model_config = _FROZEN
     type: Literal["tool_use"] = "tool_use"
     id: str
     name: str
     input: dict[str, JsonValue]
+    input_error: str | None = None
 
 
 class ImageBlock(BaseModel):
