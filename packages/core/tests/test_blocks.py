@@ -242,3 +242,28 @@ def test_an_envelope_without_messages_is_refused() -> None:
     with pytest.raises(TranscriptError) as caught:
         load_messages('{"format": "automata.transcript", "version": 1}')
     assert str(caught.value) == "invalid transcript at messages: Field required"
+
+
+def test_vendor_extras_and_unreadable_arguments_survive_a_round_trip() -> None:
+    transcript = [
+        Message(
+            role="assistant",
+            content=[
+                TextBlock(text="a", extra={"anthropic": {"citations": [{"cited_text": "x"}]}}),
+                ThinkingBlock(thinking="t", extra={"openai": {"reasoning_details": []}}),
+                ToolUseBlock(id="1", name="t", input={}, input_error="arguments were cut off"),
+            ],
+        )
+    ]
+    assert load_messages(dump_messages(transcript)) == transcript
+
+
+def test_unset_extras_are_left_out_of_a_dump() -> None:
+    dumped = dump_messages(
+        [
+            Message.user("hi"),
+            Message(role="assistant", content=[ToolUseBlock(id="1", name="t", input={})]),
+        ]
+    )
+    assert "extra" not in dumped
+    assert "input_error" not in dumped

@@ -60,6 +60,11 @@ def _decode_base64(value: object) -> object:
     return value
 
 
+def _absent(value: object) -> bool:
+    """Optional fields are left out of a dump while unset, so transcripts stay lean."""
+    return value is None
+
+
 Base64Data = Annotated[
     bytes,
     BeforeValidator(_decode_base64),
@@ -74,6 +79,11 @@ class TextBlock(BaseModel):
     model_config = _FROZEN
     type: Literal["text"] = "text"
     text: str
+    extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
+    """Fields the wire carried on this block that the core does not model, kept
+    verbatim under the name of the provider that read them (for example
+    `{"anthropic": {"citations": [...]}}`), so that provider can send them back.
+    A provider ignores the keys of others."""
 
 
 class ThinkingBlock(BaseModel):
@@ -84,6 +94,11 @@ class ThinkingBlock(BaseModel):
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str = ""
+    extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
+    """Fields the wire carried on this block that the core does not model, kept
+    verbatim under the name of the provider that read them (for example
+    `{"anthropic": {"citations": [...]}}`), so that provider can send them back.
+    A provider ignores the keys of others."""
 
 
 class ToolUseBlock(BaseModel):
@@ -100,7 +115,12 @@ class ToolUseBlock(BaseModel):
     id: str
     name: str
     input: dict[str, JsonValue]
-    input_error: str | None = None
+    input_error: str | None = Field(default=None, exclude_if=_absent)
+    extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
+    """Fields the wire carried on this block that the core does not model, kept
+    verbatim under the name of the provider that read them (for example
+    `{"anthropic": {"citations": [...]}}`), so that provider can send them back.
+    A provider ignores the keys of others."""
 
 
 class ImageBlock(BaseModel):
