@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from automata_wire_testing import WireServer
 from pydantic import BaseModel
 
@@ -102,3 +103,55 @@ async def test_native_structured_output_goes_through_response_format(
     response_format = server.received[0].body["response_format"]
     assert response_format["type"] == "json_schema"
     assert set(response_format["json_schema"]["schema"]["properties"]) == {"name", "country"}
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ('{"city": "Os', 'arguments were cut off: \'{"city": "Os\''),
+        ('["Oslo"]', "arguments are not a JSON object: '[\"Oslo\"]'"),
+    ],
+)
+async def test_unreadable_arguments_never_run_the_tool_and_reach_the_model_as_invalid_args(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool, arguments: str, why: str
+) -> None:
+    ran: list[str] = []
+
+    def forecast(city: str = "Paris") -> str:
+        """The forecast for a city (Paris unless told)."""
+        ran.append(city)
+        return f"rain in {city}"
+
+    server.enqueue(
+        replies.reply(
+            replies.completion(
+                tool_calls=[replies.tool_call("call_w", "forecast", arguments)],
+                finish_reason="tool_calls",
+                usage=USAGE,
+            )
+        ),
+        replies.reply(replies.completion("Which city?", usage=USAGE)),
+    )
+    agent = agent_with(make_provider(), tool(forecast))
+    if streamed:
+        stream = agent.stream("Forecast?")
+        _ = [event async for event in stream]
+        result = stream.result
+    else:
+        result = await agent.run("Forecast?")
+    assert ran == []
+    assert result.output == "Which city?"
+    sent = server.received[1].body["messages"]
+    assert sent[-2]["tool_calls"] == [
+        {
+            "id": "call_w",
+            "type": "function",
+            "function": {"name": "forecast", "arguments": arguments},
+        }
+    ]
+    assert sent[-1] == {
+        "role": "tool",
+        "tool_call_id": "call_w",
+        "content": f"error: invalid args: {why}",
+    }

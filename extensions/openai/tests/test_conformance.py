@@ -68,7 +68,10 @@ class TestOpenAIConformance(WireConformance):
             expected_raw_stop_reason="tool_calls",
             expected_message=Message.assistant(
                 [
-                    ThinkingBlock(thinking="The user wants weather."),
+                    ThinkingBlock(
+                        thinking="The user wants weather.",
+                        extra={"openai": {"field": "reasoning_content"}},
+                    ),
                     TextBlock(text="Let me check that for you."),
                     ToolUseBlock(id="call_7", name="weather", input={"city": "Lima"}),
                 ]

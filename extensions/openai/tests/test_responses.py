@@ -135,7 +135,7 @@ async def test_reasoning_from_compatible_servers_becomes_thinking(
     body = replies.completion("Four.", extra={field: "Two plus two."})
     response = await answer(server, provider, body, mode)
     assert response.message.content == (
-        ThinkingBlock(thinking="Two plus two."),
+        ThinkingBlock(thinking="Two plus two.", extra={"openai": {"field": field}}),
         TextBlock(text="Four."),
     )
 
@@ -150,14 +150,54 @@ async def test_a_refusal_is_kept_as_text_and_stops_as_content_filter(
     assert (response.stop_reason, response.raw_stop_reason) == (StopReason.CONTENT_FILTER, "stop")
 
 
+def call_reply(arguments: str) -> dict[str, Any]:
+    return replies.completion(
+        tool_calls=[replies.tool_call("c1", "weather", arguments)], finish_reason="tool_calls"
+    )
+
+
 @pytest.mark.parametrize("mode", MODES)
-async def test_unparseable_tool_arguments_become_an_empty_input(
+@pytest.mark.parametrize(
+    ("arguments", "why"),
+    [
+        ('{"x": 4', "arguments were cut off: '{\"x\": 4'"),
+        ('{"city": "Os', 'arguments were cut off: \'{"city": "Os\''),
+        ("[1]", "arguments are not a JSON object: '[1]'"),
+        ('"Oslo"', "arguments are not a JSON object: '\"Oslo\"'"),
+        ("{city: Oslo}", "arguments are not valid JSON: '{city: Oslo}'"),
+    ],
+)
+async def test_unreadable_tool_arguments_set_input_error_and_keep_what_the_model_wrote(
+    server: WireServer, provider: OpenAIProvider, mode: str, arguments: str, why: str
+) -> None:
+    response = await answer(server, provider, call_reply(arguments), mode)
+    assert response.message.tool_calls == (
+        ToolUseBlock(
+            id="c1",
+            name="weather",
+            input={},
+            input_error=why,
+            extra={"openai": {"arguments": arguments}},
+        ),
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_long_unreadable_arguments_are_clipped_in_the_error(
     server: WireServer, provider: OpenAIProvider, mode: str
 ) -> None:
-    body = replies.completion(
-        tool_calls=[replies.tool_call("c1", "weather", '{"city": "Os')], finish_reason="tool_calls"
-    )
-    response = await answer(server, provider, body, mode)
+    arguments = '{"text": "' + "a" * 500
+    response = await answer(server, provider, call_reply(arguments), mode)
+    (call,) = response.message.tool_calls
+    assert call.input_error == (f"arguments were cut off: {arguments[:200]!r}... (510 characters)")
+    assert call.extra == {"openai": {"arguments": arguments}}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_arguments_at_all_read_as_an_empty_object(
+    server: WireServer, provider: OpenAIProvider, mode: str
+) -> None:
+    response = await answer(server, provider, call_reply(""), mode)
     assert response.message.tool_calls == (ToolUseBlock(id="c1", name="weather", input={}),)
 
 

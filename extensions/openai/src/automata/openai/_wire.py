@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,49 +18,40 @@ from typing import Any, Final
 
 from automata.core.providers import (
     Block,
-    Delta,
     ImageBlock,
     Message,
     ModelRequest,
-    ModelResponse,
     RawBlock,
-    StopReason,
     TextBlock,
-    TextDelta,
     ThinkingBlock,
-    ThinkingDelta,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
 )
-
-PROVIDER: Final = "openai"
-
-FINISH_REASONS: Final[Mapping[str, StopReason]] = {
-    "stop": StopReason.END_TURN,
-    "tool_calls": StopReason.TOOL_USE,
-    "function_call": StopReason.TOOL_USE,
-    "length": StopReason.MAX_TOKENS,
-    "content_filter": StopReason.CONTENT_FILTER,
-}
+from automata.openai._reply import (
+    FINISH_REASONS,
+    PROVIDER,
+    StreamAccumulator,
+    all_kept,
+    kept,
+    map_finish_reason,
+    response_from,
+)
 
 ERROR_PREFIX: Final = "error: "
 """Put before a failed tool result's text: a tool message has no error flag."""
 
-_log = logging.getLogger("automata.openai")
-
-
-def map_finish_reason(raw: str | None, *, has_tool_calls: bool = False) -> StopReason:
-    """The core stop reason for a `finish_reason`; UNKNOWN when unrecognised.
-
-    Some compatible servers report `stop` for a turn that made tool calls; the calls
-    are whole (their arguments parsed), so that turn maps to TOOL_USE.
-    """
-    mapped = FINISH_REASONS.get(raw or "", StopReason.UNKNOWN)
-    if mapped is StopReason.END_TURN and has_tool_calls:
-        return StopReason.TOOL_USE
-    return mapped
+__all__ = [
+    "ERROR_PREFIX",
+    "FINISH_REASONS",
+    "PROVIDER",
+    "StreamAccumulator",
+    "WireSettings",
+    "build_params",
+    "convert_messages",
+    "map_finish_reason",
+    "response_from",
+]
 
 
 # --------------------------------------------------------------------------- outbound
@@ -149,22 +139,58 @@ def _user_parts(blocks: Iterable[Block]) -> list[dict[str, Any]]:
     return parts
 
 
+def _call(block: ToolUseBlock) -> dict[str, Any]:
+    """A tool call as the model wrote it: unreadable arguments go back verbatim, and
+    the call's kept vendor fields (Gemini's `extra_content`) with it."""
+    arguments = kept(block, "arguments") if block.input_error is not None else None
+    if not isinstance(arguments, str):
+        arguments = _arguments(block.input)
+    wire: dict[str, Any] = {
+        "id": block.id,
+        "type": "function",
+        "function": {"name": block.name, "arguments": arguments},
+    }
+    fields = kept(block, "call") if block.extra else None
+    if isinstance(fields, dict):
+        wire.update(fields)
+    return wire
+
+
+def _reasoning(message: Message, wire: dict[str, Any]) -> None:
+    """Reasoning a compatible server needs back: DeepSeek's `reasoning_content`,
+    OpenRouter's `reasoning_details`, and the message's kept vendor fields (Gemini's
+    `extra_content`). Thinking read from no such field is not sent."""
+    for block in message.content:
+        if not isinstance(block, ThinkingBlock) or not block.extra:
+            continue
+        if kept(block, "field") == "reasoning_content":
+            wire["reasoning_content"] = wire.get("reasoning_content", "") + block.thinking
+        details = kept(block, "reasoning_details")
+        if isinstance(details, list):
+            wire.setdefault("reasoning_details", []).extend(details)
+    fields = all_kept(message.content, "message")
+    if "extra_content" in fields:
+        wire["extra_content"] = fields["extra_content"]
+
+
 def _assistant(message: Message) -> dict[str, Any] | None:
-    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    calls = [
-        {
-            "id": b.id,
-            "type": "function",
-            "function": {"name": b.name, "arguments": _arguments(b.input)},
-        }
-        for b in message.content
-        if isinstance(b, ToolUseBlock)
-    ]
+    text = ""
+    calls: list[dict[str, Any]] = []
+    vendor = False
+    for b in message.content:
+        if isinstance(b, TextBlock):
+            text += b.text
+        elif isinstance(b, ToolUseBlock):
+            calls.append(_call(b))
+        if getattr(b, "extra", None):
+            vendor = True
     if not text and not calls:
         return None  # only thinking or foreign blocks: nothing OpenAI can take
     wire: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         wire["tool_calls"] = calls
+    if vendor:
+        _reasoning(message, wire)
     return wire
 
 
@@ -268,178 +294,3 @@ def build_params(request: ModelRequest, settings: WireSettings) -> dict[str, Any
             },
         }
     return params
-
-
-# --------------------------------------------------------------------------- inbound
-
-
-def usage_from(raw: Any) -> Usage | None:
-    """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
-    cache-written tokens, so those are taken out of `input_tokens`."""
-    if raw is None:
-        return None
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
-    written = (getattr(details, "cache_write_tokens", None) or 0) if details is not None else 0
-    prompt = raw.prompt_tokens or 0
-    return Usage(
-        input_tokens=max(prompt - cached - written, 0),
-        output_tokens=raw.completion_tokens or 0,
-        cache_read_tokens=cached,
-        cache_write_tokens=written,
-    )
-
-
-def _reasoning_of(message: Any) -> str:
-    """Reasoning text some compatible servers return beside the answer (as a field the
-    SDK does not declare, so it sits in the model's extra fields)."""
-    extra = getattr(message, "__pydantic_extra__", None)
-    if not extra:
-        return ""
-    for name in ("reasoning_content", "reasoning"):
-        value = extra.get(name)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
-def _tool_input(name: str, arguments: str) -> dict[str, Any]:
-    if not arguments:
-        return {}
-    try:
-        value = json.loads(arguments)
-    except json.JSONDecodeError:
-        _log.warning("tool call %s: arguments are not valid JSON: %.200s", name, arguments)
-        return {}
-    if isinstance(value, dict):
-        return value
-    _log.warning("tool call %s: arguments are not a JSON object: %.200s", name, arguments)
-    return {}
-
-
-def _assemble(
-    reasoning: str, text: str, calls: Iterable[tuple[str, str, str]], raw: Iterable[RawBlock]
-) -> tuple[Block, ...]:
-    blocks: list[Block] = []
-    if reasoning:
-        blocks.append(ThinkingBlock(thinking=reasoning))
-    if text:
-        blocks.append(TextBlock(text=text))
-    blocks.extend(
-        ToolUseBlock(id=call_id, name=name, input=_tool_input(name, arguments))
-        for call_id, name, arguments in calls
-    )
-    blocks.extend(raw)
-    return tuple(blocks)
-
-
-def _stop(raw_finish: str, blocks: tuple[Block, ...], refused: bool) -> StopReason:
-    if refused:
-        return StopReason.CONTENT_FILTER
-    has_calls = any(isinstance(b, ToolUseBlock) for b in blocks)
-    return map_finish_reason(raw_finish, has_tool_calls=has_calls)
-
-
-def response_from(completion: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `ChatCompletion` (its first choice)."""
-    if not completion.choices:
-        raise ValueError("the completion has no choices")
-    choice = completion.choices[0]
-    message = choice.message
-    refusal = message.refusal or ""
-    calls: list[tuple[str, str, str]] = []
-    raw: list[RawBlock] = []
-    for call in message.tool_calls or ():
-        function = getattr(call, "function", None)
-        if call.type == "function" and function is not None:
-            calls.append((call.id, function.name, function.arguments or ""))
-        else:
-            raw.append(RawBlock(provider=PROVIDER, data=call.to_dict()))
-    blocks = _assemble(_reasoning_of(message), (message.content or "") + refusal, calls, raw)
-    raw_finish = choice.finish_reason or ""
-    return ModelResponse(
-        message=Message(role="assistant", content=blocks),
-        stop_reason=_stop(raw_finish, blocks, bool(refusal)),
-        usage=usage_from(completion.usage),
-        raw_stop_reason=raw_finish,
-        model=completion.model or "",
-    )
-
-
-class _PendingCall:
-    __slots__ = ("arguments", "id", "name")
-
-    def __init__(self) -> None:
-        self.id = ""
-        self.name = ""
-        self.arguments: list[str] = []
-
-
-class StreamAccumulator:
-    """Folds chat completion chunks into deltas and one final `ModelResponse`.
-
-    `feed` returns the deltas a chunk carries (thinking before text; empty when it
-    carries none). The stream is whole once a finish reason was seen (`finished`);
-    the usage chunk, when asked for, comes after it. Implements
-    `automata.core.providers.StreamAssembler`.
-    """
-
-    def __init__(self) -> None:
-        self._reasoning: list[str] = []
-        self._text: list[str] = []
-        self._refused = False
-        self._calls: dict[int, _PendingCall] = {}
-        self._finish = ""
-        self._usage: Any = None
-        self._model = ""
-        self.finished = False
-
-    def feed(self, chunk: Any) -> list[Delta]:
-        if chunk.usage is not None:
-            self._usage = chunk.usage
-        if chunk.model and not self._model:
-            self._model = chunk.model
-        out: list[Delta] = []
-        for choice in chunk.choices:
-            if choice.index != 0:
-                continue
-            delta = choice.delta
-            if delta is not None:
-                reasoning = _reasoning_of(delta)
-                if reasoning:
-                    self._reasoning.append(reasoning)
-                    out.append(ThinkingDelta(reasoning))
-                text = delta.content
-                if text:
-                    self._text.append(text)
-                    out.append(TextDelta(text))
-                refusal = getattr(delta, "refusal", None)
-                if refusal:
-                    self._refused = True
-                    self._text.append(refusal)
-                    out.append(TextDelta(refusal))
-                for fragment in delta.tool_calls or ():
-                    pending = self._calls.setdefault(fragment.index, _PendingCall())
-                    if fragment.id:
-                        pending.id = fragment.id
-                    function = fragment.function
-                    if function is not None:
-                        if function.name and not pending.name:
-                            pending.name = function.name
-                        if function.arguments:
-                            pending.arguments.append(function.arguments)
-            if choice.finish_reason:
-                self._finish = choice.finish_reason
-                self.finished = True
-        return out
-
-    def response(self) -> ModelResponse:
-        calls = [(c.id, c.name, "".join(c.arguments)) for _, c in sorted(self._calls.items())]
-        blocks = _assemble("".join(self._reasoning), "".join(self._text), calls, ())
-        return ModelResponse(
-            message=Message(role="assistant", content=blocks),
-            stop_reason=_stop(self._finish, blocks, self._refused),
-            usage=usage_from(self._usage),
-            raw_stop_reason=self._finish,
-            model=self._model,
-        )
