@@ -36,6 +36,7 @@ from automata.core import (
 
 from .conftest import ProviderMaker
 from .recordings import FIXTURES, load, normalized
+from .test_compat import COMPAT
 
 
 def first_user_message(recorded: dict[str, Any]) -> Message:
@@ -256,7 +257,7 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
 class TestRecordings(RecordingChecks):
     fixtures = FIXTURES
     failure = "openai_error_404.yaml"
-    replayed = frozenset({STREAM, NATIVE, TOOL_OUTPUT, IMAGES, failure})
+    replayed = frozenset({STREAM, NATIVE, TOOL_OUTPUT, IMAGES, failure, *COMPAT})
     failure_message = (
         "openai: 404 model_not_found: The model `gpt-5.2-proo` does not exist or you do "
         "not have access to it."

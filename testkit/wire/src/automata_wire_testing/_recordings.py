@@ -28,12 +28,22 @@ class Interaction:
 
 def load_recording(path: Path) -> list[Interaction]:
     """The interactions of the cassette at `path`, in order: a streamed body becomes
-    an SSE reply split at its blank lines, any other a JSON reply with its status."""
+    an SSE reply split at its blank lines, a raw body of another content type (a
+    `text/plain` answer) that body as is with its status and content type, any other
+    a JSON reply with its status."""
     data = yaml.safe_load(path.read_text())
     interactions = []
     for item in data["interactions"]:
         response = item["response"]
-        if "body" in response:
+        content_type = (response.get("headers", {}).get("content-type") or [""])[0]
+        raw = content_type and not content_type.startswith("text/event-stream")
+        if "body" in response and raw:
+            reply = Reply(
+                status=response["status"]["code"],
+                body=response["body"]["string"].encode(),
+                headers={"content-type": content_type},
+            )
+        elif "body" in response:
             reply = Reply.sse(response["body"]["string"])
         else:
             reply = Reply(status=response["status"]["code"], json_body=response["parsed_body"])

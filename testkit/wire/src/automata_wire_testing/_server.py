@@ -43,7 +43,10 @@ class DroppedConnection(Exception):
 class Reply:
     """One scripted HTTP response: a JSON body, or SSE events sent one by one.
 
-    `drop_after` cuts the connection after that many events have been sent.
+    `drop_after` cuts the connection after that many events have been sent. `body`,
+    when set (and `events` is not), is sent as is instead of `json_body`, with the
+    content type of `headers` (`text/plain` without one), for a server that answers
+    with something other than JSON.
     """
 
     status: int = 200
@@ -51,6 +54,7 @@ class Reply:
     events: Sequence[bytes] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     drop_after: int | None = None
+    body: bytes | None = None
 
     @classmethod
     def sse(cls, body: str | bytes, *, drop_after: int | None = None) -> Reply:
@@ -201,6 +205,11 @@ class WireServer:
             return Response(json.dumps({"error": "no scripted reply"}), status_code=599)
         reply = responder(body) if callable(responder) else responder
         headers = dict(reply.headers)
+        if reply.events is None and reply.body is not None:
+            media_type = headers.pop("content-type", "text/plain")
+            return Response(
+                reply.body, status_code=reply.status, headers=headers, media_type=media_type
+            )
         if reply.events is None:
             return Response(
                 json.dumps(reply.json_body),

@@ -80,6 +80,12 @@ def clip(text: str, limit: int = _CLIP) -> str:
     return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+def show(value: object) -> str:
+    """`repr(value)`, cut to 80 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else f"{shown[:80]}..."
+
+
 def malformed(detail: str) -> ProviderError:
     """`openai: malformed reply: <detail>`, not retryable."""
     return ProviderError(f"{PROVIDER}: malformed reply: {detail}", provider=PROVIDER)
@@ -113,7 +119,7 @@ def usage_from(raw: Any) -> Usage | None:
     """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
     cache-written tokens, so those are taken out of `input_tokens`. Counts that are
     not integers read as 0."""
-    if raw is None:
+    if raw is None or isinstance(raw, str | int | float | list | dict):
         return None
     details = getattr(raw, "prompt_tokens_details", None)
     cached = _count(getattr(details, "cached_tokens", None))
@@ -136,7 +142,7 @@ def _text(value: object, what: str) -> str:
         return ""
     if isinstance(value, str):
         return value
-    raise malformed(f"{what} is not text: {clip(repr(value), 80)}")
+    raise malformed(f"{what} is not text: {show(value)}")
 
 
 def _parts(content: list[Any], thinking: list[str], text: list[str]) -> None:
@@ -144,7 +150,7 @@ def _parts(content: list[Any], thinking: list[str], text: list[str]) -> None:
     "thinking": [<text chunks>]}`, split into thinking and text."""
     for part in content:
         if not isinstance(part, Mapping):
-            raise malformed(f"a content part is not an object: {clip(repr(part), 80)}")
+            raise malformed(f"a content part is not an object: {show(part)}")
         kind = part.get("type")
         if kind == "text":
             text.append(_text(part.get("text"), "a text part's text"))
@@ -166,7 +172,7 @@ def _content(value: object, thinking: list[str], text: list[str]) -> None:
     elif isinstance(value, list):
         _parts(value, thinking, text)
     elif value is not None:
-        raise malformed(f"content is neither text nor a list of parts: {clip(repr(value), 80)}")
+        raise malformed(f"content is neither text nor a list of parts: {show(value)}")
 
 
 class _Reply:
@@ -304,10 +310,10 @@ def _read_calls(reply: _Reply, calls: object) -> None:
     if calls is None:
         return
     if not isinstance(calls, list):
-        raise malformed(f"tool_calls is not a list: {clip(repr(calls), 80)}")
+        raise malformed(f"tool_calls is not a list: {show(calls)}")
     for position, call in enumerate(calls):
         if isinstance(call, str | int | float | list | dict) or call is None:
-            raise malformed(f"a tool call is not an object: {clip(repr(call), 80)}")
+            raise malformed(f"a tool call is not an object: {show(call)}")
         kind = getattr(call, "type", None)
         if kind not in (None, "function") or getattr(call, "function", None) is None:
             raise malformed(f"tool call of type {kind!r} is not a function call")
@@ -319,19 +325,19 @@ def _read_calls(reply: _Reply, calls: object) -> None:
 def response_from(completion: Any) -> ModelResponse:
     """A `ModelResponse` for an SDK `ChatCompletion` (its first choice)."""
     if not isinstance(completion, ChatCompletion):
-        shown = completion if isinstance(completion, str) else repr(completion)
+        shown = clip(completion, 80) if isinstance(completion, str) else show(completion)
         raise ProviderError(
-            f"{PROVIDER}: the reply is not a chat completion: {clip(shown, 80)}",
+            f"{PROVIDER}: the reply is not a chat completion: {shown}",
             provider=PROVIDER,
         )
     choices = completion.choices
-    if not isinstance(choices, list):
-        raise malformed(f"choices is not a list: {clip(repr(choices), 80)}")
     if not choices:
         raise malformed("no choices")
+    if not isinstance(choices, list):
+        raise malformed(f"choices is not a list: {show(choices)}")
     message = getattr(choices[0], "message", None)
     if message is None or isinstance(message, str | int | float | list | dict):
-        raise malformed(f"the first choice has no message object: {clip(repr(message), 80)}")
+        raise malformed(f"the first choice has no message object: {show(message)}")
     reply = _Reply()
     extra = message.__pydantic_extra__
     if extra:
@@ -367,27 +373,27 @@ class StreamAccumulator:
 
     def feed(self, chunk: Any) -> list[Delta]:
         if not isinstance(chunk, ChatCompletionChunk):
-            raise malformed(f"a chunk is not a chat completion chunk: {clip(repr(chunk), 80)}")
-        choices = chunk.choices
+            raise malformed(f"a chunk is not a chat completion chunk: {show(chunk)}")
+        choices = chunk.choices or ()
         if chunk.usage is not None:
             self._usage = chunk.usage
             if not choices:
                 self.finished = True
-        if chunk.model and not self._model:
-            self._model = _text(chunk.model, "model")
-        if not isinstance(choices, list):
-            raise malformed(f"a chunk's choices is not a list: {clip(repr(choices), 80)}")
+        if chunk.model and not self._model and isinstance(chunk.model, str):
+            self._model = chunk.model
+        if not isinstance(choices, list | tuple):
+            raise malformed(f"a chunk's choices is not a list: {show(choices)}")
         out: list[Delta] = []
         reply = self._reply
         for choice in choices:
             if isinstance(choice, str | int | float | list | dict) or choice is None:
-                raise malformed(f"a chunk's choice is not an object: {clip(repr(choice), 80)}")
+                raise malformed(f"a chunk's choice is not an object: {show(choice)}")
             if getattr(choice, "index", 0) != 0:
                 continue
             delta = getattr(choice, "delta", None)
             if delta is not None:
                 if isinstance(delta, str | int | float | list | dict):
-                    raise malformed(f"a chunk's delta is not an object: {clip(repr(delta), 80)}")
+                    raise malformed(f"a chunk's delta is not an object: {show(delta)}")
                 extra = delta.__pydantic_extra__
                 if extra:
                     reply.read_extra(extra, out)
@@ -424,12 +430,12 @@ class StreamAccumulator:
 
     def _fragments(self, fragments: object) -> None:
         if not isinstance(fragments, list):
-            raise malformed(f"tool_calls is not a list: {clip(repr(fragments), 80)}")
+            raise malformed(f"tool_calls is not a list: {show(fragments)}")
         calls = self._reply.calls
         for fragment in fragments:
             index = getattr(fragment, "index", None)
             if not isinstance(index, int):
-                raise malformed(f"a tool call fragment has no index: {clip(repr(fragment), 80)}")
+                raise malformed(f"a tool call fragment has no index: {show(index)}")
             pending = calls.get(index)
             if pending is None:
                 pending = calls[index] = _Call()
