@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,11 @@ def load(name: str) -> list[Interaction]:
 
 def normalized(body: dict[str, Any]) -> dict[str, Any]:
     """A request body in one canonical form: no `stream` flag or `n=1` (defaults), an
-    assistant message's absent content written as null, and no per-tool `strict` flag
-    (the recorder's client set it; ToolSpec has no such notion)."""
+    assistant message's absent content written as null, no per-tool `strict` flag
+    (the recorder's client set it; ToolSpec has no such notion), tool-call arguments
+    as parsed JSON (spacing aside, the same arguments), and no empty
+    `reasoning_content` (what the recorder's client wrote on an assistant turn it made
+    up itself, which had no reasoning)."""
     body = copy.deepcopy(body)
     body.pop("stream", None)
     if body.get("n") == 1:
@@ -27,6 +32,12 @@ def normalized(body: dict[str, Any]) -> dict[str, Any]:
     for message in body.get("messages", []):
         if message["role"] == "assistant":
             message.setdefault("content", None)
+            if message.get("reasoning_content") == "":
+                del message["reasoning_content"]
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                with contextlib.suppress(json.JSONDecodeError):
+                    function["arguments"] = json.loads(function.get("arguments", ""))
     for tool in body.get("tools", []):
         tool["function"].pop("strict", None)
     return body

@@ -229,7 +229,10 @@ class _Reply:
                 kept["field"] = self.field
             if self.details:
                 kept["reasoning_details"] = [self.details[k] for k in sorted(self.details)]
-            blocks.append(ThinkingBlock(thinking="".join(self.thinking), extra={PROVIDER: kept}))
+            thinking = "".join(self.thinking)
+            blocks.append(
+                ThinkingBlock(thinking=thinking, extra={PROVIDER: kept} if kept else None)
+            )
         if self.text:
             joined = "".join(self.text)
             if joined:
