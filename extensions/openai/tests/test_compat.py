@@ -34,6 +34,8 @@ from automata.core import (
     ToolSpec,
     ToolUseBlock,
     Usage,
+    dump_messages,
+    load_messages,
     tool,
 )
 
@@ -445,3 +447,20 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
         "content": "2 + 2 = 4",
         "reasoning_details": details,
     }
+
+
+async def test_kept_vendor_fields_survive_a_saved_transcript(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    (only,) = load(OPENROUTER)
+    provider = replay(server, make_provider, only)
+    question = Message.user("What is 2+2?")
+    reply = await final_response(provider, ModelRequest(messages=(question,)), streamed=True)
+    saved = load_messages(dump_messages([question, reply.message]))
+    server.enqueue(
+        replies.reply(replies.completion("Yes.")), replies.reply(replies.completion("Yes."))
+    )
+    for history in ([question, reply.message], saved):
+        await provider.complete(ModelRequest(messages=(*history, Message.user("Sure?"))))
+    assert server.received[1].body["messages"] == server.received[2].body["messages"]
+    assert "reasoning_details" in server.received[2].body["messages"][1]
