@@ -152,8 +152,14 @@ def choice(delta: Any, finish: str | None = None) -> dict[str, Any]:
             "openai: malformed reply: tool_calls is not a list: 'x'",
         ),
         (
-            chunk(choices=[choice({"tool_calls": [{"function": {"name": "w"}}]})]),
-            "openai: malformed reply: a tool call fragment has no index: None",
+            chunk(
+                choices=[choice({"tool_calls": [{"index": "first", "function": {"name": "w"}}]})]
+            ),
+            "openai: malformed reply: a tool call fragment's index is not a number: 'first'",
+        ),
+        (
+            chunk(choices=[choice({"tool_calls": [3]})]),
+            "openai: malformed reply: a tool call fragment is not an object: 3",
         ),
         (
             chunk(choices=[choice({}, finish=["stop"])]),  # type: ignore[arg-type]

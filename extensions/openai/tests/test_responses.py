@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from automata_wire_testing import Reply, WireServer, final_response
+from automata_wire_testing import Reply, WireServer, final_response, sse_data
 
 from automata.core import (
     Message,
@@ -227,3 +227,33 @@ async def test_stream_hands_on_thinking_then_text_as_they_arrive(
         ("TextDelta", "def"),
     ]
     assert len(deltas) == len(items) - 1
+
+
+async def test_streamed_tool_calls_without_an_index_are_told_apart_by_their_heads(
+    server: WireServer, provider: OpenAIProvider
+) -> None:
+    """Some servers send tool-call fragments without `index`: one naming a call starts
+    it, the others continue the last; a choice without `index` is the first."""
+
+    def chunk(*calls: dict[str, Any], finish: str | None = None) -> bytes:
+        delta = {"tool_calls": list(calls)} if calls else {}
+        choice = {"delta": delta, "finish_reason": finish}
+        return sse_data({"id": "c", "model": "m", "choices": [choice]})
+
+    events = [
+        chunk({"id": "a", "function": {"name": "weather", "arguments": '{"city": '}}),
+        chunk({"function": {"arguments": '"Oslo"}'}}),
+        chunk(
+            {"id": "b", "function": {"name": "clock", "arguments": "{}"}},
+            {"id": "c", "function": {"name": "clock", "arguments": ""}},
+        ),
+        chunk(finish="tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+    server.enqueue(Reply(events=events))
+    response = await final_response(provider, REQUEST, streamed=True)
+    assert response.message.tool_calls == (
+        ToolUseBlock(id="a", name="weather", input={"city": "Oslo"}),
+        ToolUseBlock(id="b", name="clock", input={}),
+        ToolUseBlock(id="c", name="clock", input={}),
+    )

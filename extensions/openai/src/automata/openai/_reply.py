@@ -391,7 +391,7 @@ class StreamAccumulator:
         for choice in choices:
             if isinstance(choice, str | int | float | list | dict) or choice is None:
                 raise malformed(f"a chunk's choice is not an object: {show(choice)}")
-            if getattr(choice, "index", 0) != 0:
+            if getattr(choice, "index", 0) not in (0, None):
                 continue
             delta = getattr(choice, "delta", None)
             if delta is not None:
@@ -436,9 +436,16 @@ class StreamAccumulator:
             raise malformed(f"tool_calls is not a list: {show(fragments)}")
         calls = self._reply.calls
         for fragment in fragments:
-            index = getattr(fragment, "index", None)
-            if not isinstance(index, int):
-                raise malformed(f"a tool call fragment has no index: {show(index)}")
+            if isinstance(fragment, str | int | float | list | dict) or fragment is None:
+                raise malformed(f"a tool call fragment is not an object: {show(fragment)}")
+            index = fragment.index
+            if index is None:
+                # No index (some servers): a fragment naming a call starts a new one,
+                # any other continues the last.
+                named = fragment.id or getattr(fragment.function, "name", None)
+                index = max(calls, default=-1) + (1 if named or not calls else 0)
+            elif not isinstance(index, int):
+                raise malformed(f"a tool call fragment's index is not a number: {show(index)}")
             pending = calls.get(index)
             if pending is None:
                 pending = calls[index] = _Call()

@@ -1,10 +1,11 @@
 """Mapping between automata's blocks and the OpenAI Chat Completions wire format.
 
 Outbound, `build_params` turns a `ModelRequest` into the keyword arguments of
-`AsyncOpenAI.chat.completions.create`; inbound, `response_from` and
-`StreamAccumulator` turn completions and chunks back into blocks. The request is
-never changed; nested values of it (schemas, tool inputs) may be shared with the
-params, which are only read.
+`AsyncOpenAI.chat.completions.create`, sending back what a compatible server needs
+from the blocks' `extra["openai"]` (see `automata.openai._reply`); inbound,
+`response_from` and `StreamAccumulator` (from `automata.openai._reply`) turn
+completions and chunks back into blocks. The request is never changed; nested values
+of it (schemas, tool inputs) may be shared with the params, which are only read.
 """
 
 from __future__ import annotations
