@@ -75,10 +75,6 @@ def without_choices() -> dict[str, Any]:
             "openai: malformed reply: a tool call is not an object: 'weather'",
         ),
         (
-            with_message(tool_calls=[{"type": "custom", "custom": {"name": "x", "input": ""}}]),
-            "openai: malformed reply: tool call of type 'custom' is not a function call",
-        ),
-        (
             with_message(tool_calls=[replies.tool_call("c1", 7, "{}")]),  # type: ignore[arg-type]
             "openai: malformed reply: a tool call's name is not text: 7",
         ),

@@ -11,6 +11,7 @@ from automata.core import (
     Message,
     ModelRequest,
     ModelResponse,
+    RawBlock,
     StopReason,
     TextBlock,
     TextDelta,
@@ -165,6 +166,7 @@ def call_reply(arguments: str) -> dict[str, Any]:
         ("[1]", "arguments are not a JSON object: '[1]'"),
         ('"Oslo"', "arguments are not a JSON object: '\"Oslo\"'"),
         ("{city: Oslo}", "arguments are not valid JSON: '{city: Oslo}'"),
+        ('{"x": NaN}', "arguments are not valid JSON: '{\"x\": NaN}'"),
     ],
 )
 async def test_unreadable_tool_arguments_set_input_error_and_keep_what_the_model_wrote(
@@ -256,4 +258,21 @@ async def test_streamed_tool_calls_without_an_index_are_told_apart_by_their_head
         ToolUseBlock(id="a", name="weather", input={"city": "Oslo"}),
         ToolUseBlock(id="b", name="clock", input={}),
         ToolUseBlock(id="c", name="clock", input={}),
+    )
+
+
+async def test_a_custom_tool_call_is_kept_as_a_raw_block(
+    server: WireServer, provider: OpenAIProvider
+) -> None:
+    custom = {"id": "c9", "type": "custom", "custom": {"name": "grammar", "input": "x = 1"}}
+    body = replies.completion(
+        "Sure.",
+        tool_calls=[custom, replies.tool_call("c1", "clock", {})],
+        finish_reason="tool_calls",
+    )
+    response = await answer(server, provider, body, "complete")
+    assert response.message.content == (
+        TextBlock(text="Sure."),
+        ToolUseBlock(id="c1", name="clock", input={}),
+        RawBlock(provider="openai", data=custom),
     )

@@ -31,6 +31,7 @@ from automata.core.providers import (
     Message,
     ModelResponse,
     ProviderError,
+    RawBlock,
     StopReason,
     TextBlock,
     TextDelta,
@@ -97,14 +98,18 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
 def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     """The input for a call's `arguments` text, and why it could not be read (None
     when it could). No arguments at all read as `{}`."""
     if not arguments:
         return {}, None
     try:
-        value = json.loads(arguments)
-    except (json.JSONDecodeError, RecursionError) as error:
+        value = json.loads(arguments, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as error:
         cut = isinstance(error, json.JSONDecodeError) and (
             error.msg.startswith("Unterminated") or error.pos >= len(arguments.rstrip())
         )
@@ -178,7 +183,16 @@ def _content(value: object, thinking: list[str], text: list[str]) -> None:
 class _Reply:
     """What one assistant message carried, whether read whole or chunk by chunk."""
 
-    __slots__ = ("calls", "details", "field", "message_fields", "refused", "text", "thinking")
+    __slots__ = (
+        "calls",
+        "details",
+        "field",
+        "message_fields",
+        "raw",
+        "refused",
+        "text",
+        "thinking",
+    )
 
     def __init__(self) -> None:
         self.thinking: list[str] = []
@@ -188,6 +202,7 @@ class _Reply:
         self.details: dict[int, dict[str, Any]] = {}
         self.calls: dict[int, _Call] = {}
         self.message_fields: dict[str, Any] = {}
+        self.raw: list[RawBlock] = []
 
     def read_extra(self, extra: Mapping[str, Any], out: list[Delta] | None) -> None:
         """Reasoning and kept vendor fields from a message's (or delta's) extras."""
@@ -238,6 +253,7 @@ class _Reply:
             if joined:
                 blocks.append(TextBlock(text=joined))
         blocks.extend(call.block() for _, call in sorted(self.calls.items()))
+        raw = self.raw
         if self.message_fields:
             if not blocks:
                 blocks.append(TextBlock(text=""))
@@ -248,22 +264,25 @@ class _Reply:
             kept_here["message"] = self.message_fields
             extra[PROVIDER] = kept_here
             blocks[0] = first.model_copy(update={"extra": extra})
-        return tuple(blocks)
+        return (*blocks, *raw) if raw else tuple(blocks)
 
     def response(self, finish: str, usage: Any, model: str) -> ModelResponse:
-        blocks = self.blocks()
         if self.refused:
             stop = StopReason.CONTENT_FILTER
         else:
             has_calls = bool(self.calls)
             stop = map_finish_reason(finish, has_tool_calls=has_calls)
-        return ModelResponse(
-            message=Message(role="assistant", content=blocks),
-            stop_reason=stop,
-            usage=usage_from(usage),
-            raw_stop_reason=finish,
-            model=model,
-        )
+        try:
+            return ModelResponse(
+                message=Message(role="assistant", content=self.blocks()),
+                stop_reason=stop,
+                usage=usage_from(usage),
+                raw_stop_reason=finish,
+                model=model,
+            )
+        except ValueError as error:  # a value the blocks refuse (pydantic's errors)
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise malformed(first) from error
 
 
 class _Call:
@@ -317,9 +336,10 @@ def _read_calls(reply: _Reply, calls: object) -> None:
     for position, call in enumerate(calls):
         if isinstance(call, str | int | float | list | dict) or call is None:
             raise malformed(f"a tool call is not an object: {show(call)}")
-        kind = getattr(call, "type", None)
-        if kind not in (None, "function") or getattr(call, "function", None) is None:
-            raise malformed(f"tool call of type {kind!r} is not a function call")
+        if getattr(call, "type", None) not in (None, "function") or call.function is None:
+            # Another kind of call (a custom tool's): kept as received.
+            reply.raw.append(RawBlock(provider=PROVIDER, data=call.to_dict()))
+            continue
         pending = _Call()
         pending.read(call)
         reply.calls[position] = pending
