@@ -90,6 +90,10 @@ def recorded_request(recorded: dict[str, Any], *messages: Message) -> ModelReque
     )
 
 
+def choice_of(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "finish_reason": finish}
+
+
 def without_call_index(message: dict[str, Any]) -> dict[str, Any]:
     message = copy.deepcopy(message)
     for call in message.get("tool_calls") or []:
@@ -116,10 +120,8 @@ async def test_mistral_streamed_tool_calls_without_a_type_are_read_as_tool_calls
 ) -> None:
     call = {"index": 0, "id": "FI5qQGzDE", "function": {"name": "get_image", "arguments": "{}"}}
     events = [
-        sse_data(
-            {"id": "m", "model": "pixtral", "choices": [replies_choice({"tool_calls": [call]})]}
-        ),
-        sse_data({"id": "m", "model": "pixtral", "choices": [replies_choice({}, "tool_calls")]}),
+        sse_data({"id": "m", "model": "pixtral", "choices": [choice_of({"tool_calls": [call]})]}),
+        sse_data({"id": "m", "model": "pixtral", "choices": [choice_of({}, "tool_calls")]}),
         b"data: [DONE]\n\n",
     ]
     server.enqueue(Reply(events=events))
@@ -127,10 +129,6 @@ async def test_mistral_streamed_tool_calls_without_a_type_are_read_as_tool_calls
         make_provider(), ModelRequest(messages=(Message.user("hi"),)), streamed=True
     )
     assert reply.message.content == (ToolUseBlock(id="FI5qQGzDE", name="get_image", input={}),)
-
-
-def replies_choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {"index": 0, "delta": delta, "finish_reason": finish}
 
 
 async def test_mistral_tool_turn_goes_back_as_the_server_accepted_it(
@@ -186,8 +184,8 @@ async def test_magistral_content_chunks_become_thinking_and_text(
     if mode == "stream":
         chunks = [{"content": [part]} for part in MAGISTRAL_CONTENT]
         events = [
-            *(sse_data({**body, "choices": [replies_choice(c)]}) for c in chunks),
-            sse_data({**body, "choices": [replies_choice({}, "stop")]}),
+            *(sse_data({**body, "choices": [choice_of(c)]}) for c in chunks),
+            sse_data({**body, "choices": [choice_of({}, "stop")]}),
             b"data: [DONE]\n\n",
         ]
         server.enqueue(Reply(events=events))
@@ -317,16 +315,14 @@ async def test_a_tool_call_thought_signature_goes_back_on_that_call(
         head = {"index": 0, "type": "function", "extra_content": SIGNED_CALL["extra_content"]}
         function = {"name": "clock", "arguments": "{}"}
         events = [
-            sse_data({**body, "choices": [replies_choice({"tool_calls": [head]})]}),
+            sse_data({**body, "choices": [choice_of({"tool_calls": [head]})]}),
             sse_data(
                 {
                     **body,
-                    "choices": [
-                        replies_choice({"tool_calls": [{"index": 0, "function": function}]})
-                    ],
+                    "choices": [choice_of({"tool_calls": [{"index": 0, "function": function}]})],
                 }
             ),
-            sse_data({**body, "choices": [replies_choice({}, "tool_calls")]}),
+            sse_data({**body, "choices": [choice_of({}, "tool_calls")]}),
             b"data: [DONE]\n\n",
         ]
         server.enqueue(Reply(events=events), replies.reply(replies.completion("Noon.")))
