@@ -40,7 +40,7 @@ from automata.core.testing import (
 
 PROVIDER_HINT = (
     'pass a provider object, e.g. AnthropicProvider("claude-sonnet-4-5") from '
-    'automata.anthropic or OpenAIProvider("gpt-4o") from automata.openai'
+    'automata.anthropic, or a model string such as "anthropic:claude-sonnet-4-5"'
 )
 ACCEPTED = (
     "call_options, hooks, max_correction_turns, max_steps, native_structured_output, "
@@ -67,11 +67,13 @@ def test_an_agent_without_a_provider_is_refused() -> None:
     assert isinstance(caught.value, AutomataError | TypeError)
 
 
-def test_a_model_name_in_place_of_a_provider_is_refused() -> None:
+def test_a_model_name_without_a_provider_prefix_is_refused() -> None:
     with pytest.raises(ArgumentTypeError) as caught:
-        Agent("gpt-4o")  # type: ignore[arg-type]
+        Agent("gpt-4o")
     assert str(caught.value) == (
-        f"Agent() needs a provider object, got the string 'gpt-4o'; {PROVIDER_HINT}"
+        "Agent() got the model string 'gpt-4o', which names no provider; write it as "
+        '"provider:model" (e.g. "openai:gpt-4o", "anthropic:claude-sonnet-4-5") or pass '
+        "a provider object"
     )
 
 

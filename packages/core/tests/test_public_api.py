@@ -93,6 +93,7 @@ CORE = [
     "ToolUseBlock",
     "TranscriptError",
     "TranscriptVersionError",
+    "UnknownProviderError",
     "Usage",
     "UsageEvent",
     "__version__",

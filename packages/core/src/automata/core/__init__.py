@@ -49,6 +49,7 @@ from automata.core._events import (
     UsageEvent,
 )
 from automata.core._hooks import Hook, post_run, pre_send
+from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
 from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
 from automata.core._provider import (
@@ -157,6 +158,7 @@ __all__ = [
     "ToolUseBlock",
     "TranscriptError",
     "TranscriptVersionError",
+    "UnknownProviderError",
     "Usage",
     "UsageEvent",
     "__version__",

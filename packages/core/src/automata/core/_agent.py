@@ -12,6 +12,7 @@ from automata.core._blocks import Message
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
 from automata.core._hooks import Hook
 from automata.core._loop import RunSettings
+from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
 from automata.core._provider import Provider, ToolSpec
@@ -44,14 +45,10 @@ def _check_provider(provider: object) -> None:
     """Refuse what is not a provider, with the fix in the message."""
     hint = (
         'pass a provider object, e.g. AnthropicProvider("claude-sonnet-4-5") from '
-        'automata.anthropic or OpenAIProvider("gpt-4o") from automata.openai'
+        'automata.anthropic, or a model string such as "anthropic:claude-sonnet-4-5"'
     )
     if provider is None:
         raise ArgumentTypeError(f"Agent() needs a provider, got None; {hint}")
-    if isinstance(provider, str):
-        raise ArgumentTypeError(
-            f"Agent() needs a provider object, got the string {provider!r}; {hint}"
-        )
     if not callable(getattr(provider, "complete", None)):
         raise ArgumentTypeError(
             f"Agent() needs a provider (an object with an async `complete` method), "
@@ -74,8 +71,11 @@ class Agent(RunSurface):
 
     `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
     across runs. `provider` is a provider object such as `AnthropicProvider(...)` from
-    `automata.anthropic` or `OpenAIProvider(...)` from `automata.openai`; anything
-    else raises `ArgumentTypeError` here. Per-run keywords (`call_options`,
+    `automata.anthropic` or `OpenAIProvider(...)` from `automata.openai`, or a model
+    string `"provider:model"` (`"anthropic:claude-sonnet-4-5"`, `"openai:gpt-4o"`)
+    that an installed extension resolves with its defaults; anything else raises
+    `ArgumentTypeError` here, and a prefix no installed extension provides raises
+    `UnknownProviderError` naming the package to install. Per-run keywords (`call_options`,
     `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
     `native_structured_output`, `hooks`) apply to that run only and never change the
     agent. Runs are traced through `tracer_provider` (default: OpenTelemetry's
@@ -86,7 +86,7 @@ class Agent(RunSurface):
 
     def __init__(
         self,
-        provider: Provider,
+        provider: Provider | str,
         *,
         name: str | None = None,
         system_prompt: str | None = None,
@@ -99,8 +99,10 @@ class Agent(RunSurface):
         tracer_provider: TracerProvider | None = None,
         trace_content: bool = False,
     ) -> None:
+        if isinstance(provider, str):
+            provider = resolve_model(provider)
         _check_provider(provider)
-        self.provider = provider
+        self.provider: Provider = provider
         self.name = name or "agent"
         self.system_prompt = system_prompt
         self.max_steps = check_max_steps(max_steps)
