@@ -19,12 +19,12 @@ async def test_a_model_string_runs_on_an_anthropic_provider_from_the_environment
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
     server.enqueue(replies.reply(replies.message([{"type": "text", "text": "bonjour"}])))
-    agent = Agent("anthropic:claude-sonnet-4-5")
+    agent = Agent("anthropic:claude-test")
     assert isinstance(agent.provider, AnthropicProvider)
     result = await agent.run("hi")
     assert result.output == "bonjour"
     (request,) = server.received
-    assert request.body["model"] == "claude-sonnet-4-5"
+    assert request.body["model"] == "claude-test"
     sent_key = request.headers.get("x-api-key") or request.headers.get("authorization", "")
     assert sent_key.removeprefix("Bearer ") == "sk-ant-from-env"
     await agent.provider.aclose()
