@@ -7,7 +7,6 @@ cannot flood the context).
 
 from __future__ import annotations
 
-import codecs
 import re
 
 __all__ = ["decode_text", "html_to_markdown", "is_html", "is_text_type", "looks_binary"]
@@ -74,10 +73,10 @@ def decode_text(body: bytes, charset: str | None, *, html: bool) -> str:
         if not name:
             continue
         try:
-            codecs.lookup(name)
+            # LookupError: no such codec, or one that is not a text encoding (rot13, hex).
+            return body.decode(name, errors="replace")
         except LookupError:
             continue
-        return body.decode(name, errors="replace")
     return body.decode("utf-8", errors="replace")
 
 

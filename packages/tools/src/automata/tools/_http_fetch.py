@@ -34,6 +34,7 @@ from automata.tools._content import (
     is_text_type,
     looks_binary,
 )
+from automata.tools._decode import BodyDecoder, parse_codings
 from automata.tools._errors import Refused, ToolError
 from automata.tools._resolve import Resolver, parse_ip_literal, system_resolver
 
@@ -129,8 +130,13 @@ class _Fetcher:
             raise ToolError(f"timed out after {self.timeout:g} s fetching {url}") from None
         return page.render(self.max_bytes, self.max_chars)
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self, locations: list[str]) -> httpx.AsyncClient:
         # A client per fetch: nothing is pooled across calls, event loops or TLS names.
+        # `locations` collects each reply's Location, for the message when httpx finds
+        # it malformed before handing the reply back.
+        async def remember(response: httpx.Response) -> None:
+            locations.append(response.headers.get("location", ""))
+
         transport = httpx.AsyncHTTPTransport(
             verify=self.ssl_context,
             retries=0,
@@ -141,6 +147,7 @@ class _Fetcher:
             timeout=httpx.Timeout(self.timeout, connect=self.connect_timeout),
             follow_redirects=False,
             trust_env=False,
+            event_hooks={"response": [remember]},
             headers={
                 "User-Agent": self.user_agent,
                 "Accept": _ACCEPT,
@@ -151,10 +158,17 @@ class _Fetcher:
     async def _follow(self, target: _Target) -> _Page:
         redirects = 0
         came_from: str | None = None
-        async with self._client() as client:
+        locations: list[str] = []
+        async with self._client(locations) as client:
             while True:
                 addresses = await self._checked_addresses(target, came_from)
-                response = await self._send(client, target, addresses)
+                try:
+                    response = await self._send(client, target, addresses)
+                except httpx.InvalidURL:
+                    shown = locations[-1] if locations else ""
+                    raise ToolError(
+                        f"{target.url} redirected to an invalid URL: {shown!r}"
+                    ) from None
                 try:
                     location = response.headers.get("location")
                     if response.status_code not in _REDIRECTS or not location:
@@ -167,7 +181,7 @@ class _Fetcher:
                     redirects += 1
                     came_from = str(target.url)
                     try:
-                        target = _target(target.url.join(location))
+                        target = _target(_join(target.url, location))
                     except Refused as exc:
                         raise Refused(f"{exc.reason} (redirected from {came_from})") from None
                 finally:
@@ -246,18 +260,27 @@ class _Fetcher:
         return _Page(url, content_type, title, text, truncated)
 
     async def _read_capped(self, response: httpx.Response, url: str) -> tuple[bytes, bool]:
+        """At most `max_bytes` of the decoded body, decoded a slice at a time."""
+        decoder = BodyDecoder(
+            parse_codings(response.headers.get_list("content-encoding", split_commas=True), url),
+            url,
+        )
         body = bytearray()
         try:
-            async for chunk in response.aiter_bytes():
-                room = self.max_bytes - len(body)
-                if len(chunk) > room:
-                    body += chunk[:room]
-                    return bytes(body), True
-                body += chunk
+            async for chunk in response.aiter_raw():
+                for piece in decoder.feed(chunk):
+                    room = self.max_bytes - len(body)
+                    if len(piece) > room:
+                        body += piece[:room]
+                        return bytes(body), True
+                    body += piece
+                    # Let the event loop (and this fetch's deadline) run between slices.
+                    await asyncio.sleep(0)
         except httpx.TimeoutException:
             raise
         except httpx.HTTPError as exc:
             raise ToolError(f"reading {url} failed: {_describe(exc)}") from None
+        decoder.finish()
         return bytes(body), False
 
 
@@ -265,6 +288,13 @@ class _Fetcher:
 def _default_ssl_context() -> ssl.SSLContext:
     """The default trust store, built once: loading it costs tens of milliseconds."""
     return httpx.create_ssl_context()
+
+
+def _join(base: httpx.URL, location: str) -> httpx.URL:
+    try:
+        return base.join(location)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise ToolError(f"{base} redirected to an invalid URL: {location!r}") from None
 
 
 def _describe(exc: BaseException) -> str:
