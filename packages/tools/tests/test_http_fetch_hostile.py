@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import zlib
 from typing import Any
 
@@ -201,3 +202,30 @@ async def test_a_meta_charset_that_is_not_a_text_encoding_falls_back_to_utf8(
     server.respond("/meta", page, content_type="text/html")
     result = await invoke(http_fetch(allow_private=True), url=server.url("/meta"))
     assert "café" in result.as_text()
+
+
+_TWO_MB = 2_000_000
+ADVERSARIAL_PAGES = {
+    "200k nested divs": "<div>" * 200_000,
+    "nested quotes with text": "<blockquote>x" * (_TWO_MB // 13),
+    "nested lists": "<ul><li>x" * (_TWO_MB // 9),
+    "nested bold": "<b>x" * (_TWO_MB // 4),
+    "unclosed paragraphs": "<p>x" * (_TWO_MB // 4),
+    "unclosed cells": "<table><tr><td>x" * (_TWO_MB // 16),
+    "unterminated tag openers": "<a" * (_TWO_MB // 2),
+    "unterminated quoted attributes": "<a b='" * (_TWO_MB // 6),
+    "stray end tags": "<div>" * 20_000 + "</span>" * ((_TWO_MB - 100_000) // 7),
+    "unterminated comments": "<!--" * (_TWO_MB // 4),
+}
+
+
+@pytest.mark.parametrize("name", list(ADVERSARIAL_PAGES))
+async def test_an_adversarial_two_megabyte_page_converts_in_bounded_time(
+    server: LocalServer, invoke: Invoke, name: str
+) -> None:
+    server.respond("/page", ADVERSARIAL_PAGES[name], content_type="text/html")
+    started = time.monotonic()
+    result = await invoke(http_fetch(allow_private=True), url=server.url("/page"))
+    seconds = time.monotonic() - started
+    assert not result.is_error, result.as_text()[:300]
+    assert seconds < 8, f"{name} took {seconds:.1f} s"

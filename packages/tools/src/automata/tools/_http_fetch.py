@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
+import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -36,11 +38,13 @@ from automata.tools._content import (
 )
 from automata.tools._decode import BodyDecoder, parse_codings
 from automata.tools._errors import Refused, ToolError
+from automata.tools._html import ConversionTimeout
 from automata.tools._resolve import Resolver, parse_ip_literal, system_resolver
 
 __all__ = ["DEFAULT_USER_AGENT", "http_fetch"]
 
 DEFAULT_USER_AGENT = "automata-http-fetch/0.1"
+_CONVERTERS = 2  # threads per tool converting HTML; more conversions wait their turn
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = (
     "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,"
@@ -120,13 +124,15 @@ class _Fetcher:
     connect_timeout: float
     max_redirects: int
     user_agent: str
+    converters: ThreadPoolExecutor
 
     async def fetch(self, url: str) -> str:
         target = _target(url)
+        deadline = time.monotonic() + self.timeout
         try:
             async with asyncio.timeout(self.timeout):
-                page = await self._follow(target)
-        except (TimeoutError, httpx.TimeoutException):
+                page = await self._follow(target, deadline)
+        except (TimeoutError, httpx.TimeoutException, ConversionTimeout):
             raise ToolError(f"timed out after {self.timeout:g} s fetching {url}") from None
         return page.render(self.max_bytes, self.max_chars)
 
@@ -155,7 +161,7 @@ class _Fetcher:
             },
         )
 
-    async def _follow(self, target: _Target) -> _Page:
+    async def _follow(self, target: _Target, deadline: float) -> _Page:
         redirects = 0
         came_from: str | None = None
         locations: list[str] = []
@@ -172,7 +178,7 @@ class _Fetcher:
                 try:
                     location = response.headers.get("location")
                     if response.status_code not in _REDIRECTS or not location:
-                        return await self._read(response, target)
+                        return await self._read(response, target, deadline)
                     if redirects >= self.max_redirects:
                         raise ToolError(
                             f"too many redirects: stopped after {self.max_redirects} "
@@ -240,7 +246,7 @@ class _Fetcher:
         assert failure is not None
         raise ToolError(f"could not connect to {target.host_header}: {_describe(failure)}")
 
-    async def _read(self, response: httpx.Response, target: _Target) -> _Page:
+    async def _read(self, response: httpx.Response, target: _Target, deadline: float) -> _Page:
         url = str(target.url)
         if not response.is_success:
             raise ToolError(f"HTTP {response.status_code} {response.reason_phrase} from {url}")
@@ -255,8 +261,11 @@ class _Fetcher:
         text = decode_text(body, response.charset_encoding, html=html)
         title = None
         if html:
-            # Parsing megabytes of HTML is CPU work; keep it off the event loop.
-            title, text = await asyncio.to_thread(html_to_markdown, text)
+            # Converting megabytes of HTML is CPU work: keep it off the event loop, on
+            # this tool's own threads; it stops by itself at the fetch's deadline.
+            convert = functools.partial(html_to_markdown, text, deadline=deadline)
+            loop = asyncio.get_running_loop()
+            title, text = await loop.run_in_executor(self.converters, convert)
         return _Page(url, content_type, title, text, truncated)
 
     async def _read_capped(self, response: httpx.Response, url: str) -> tuple[bytes, bool]:
@@ -346,6 +355,7 @@ def http_fetch(
         connect_timeout=connect_timeout,
         max_redirects=max_redirects,
         user_agent=user_agent,
+        converters=ThreadPoolExecutor(_CONVERTERS, thread_name_prefix=f"automata-{name}"),
     )
 
     async def fetch(url: Annotated[str, "Absolute http:// or https:// URL to GET."]) -> ToolResult:
