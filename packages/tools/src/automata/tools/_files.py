@@ -4,12 +4,19 @@ Paths come from the model and are always taken relative to the root; see `Sandbo
 for how escapes (`..`, absolute paths, symlinks, symlinks swapped in mid-call) are
 refused. Reads are UTF-8 text only and capped; writes are capped, atomic, and create
 missing parent folders.
+
+Each tool does its file work on `FILE_THREADS` threads of its own, never on the event
+loop's default executor, so hung sync tools elsewhere cannot stall it. A call that is
+cancelled while its thread works still finishes that work: a write lands whole or not
+at all, never half.
 """
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
@@ -17,6 +24,15 @@ from automata.tools._errors import ToolError
 from automata.tools._sandbox import Sandbox
 
 __all__ = ["read_file", "write_file"]
+
+FILE_THREADS = 4
+"""Threads each file tool owns for its file work (more calls wait their turn)."""
+
+
+def _threads(name: str) -> ThreadPoolExecutor:
+    """The tool's own threads: its calls never wait for the loop's default executor,
+    which hung sync tools can fill. Threads start on first use and end with the tool."""
+    return ThreadPoolExecutor(FILE_THREADS, thread_name_prefix=f"automata-{name}")
 
 
 def _read_text(sandbox: Sandbox, path: str, max_bytes: int) -> str:
@@ -53,14 +69,18 @@ def read_file(
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     sandbox = Sandbox(root)
+    threads = _threads(name)
 
-    def read(
-        path: Annotated[str, "Path of the file, relative to the working folder."],
-    ) -> ToolResult:
+    def read_now(path: str) -> ToolResult:
         try:
             return ToolResult.text(_read_text(sandbox, path, max_bytes))
         except ToolError as exc:
             return ToolResult.error(str(exc))
+
+    async def read(
+        path: Annotated[str, "Path of the file, relative to the working folder."],
+    ) -> ToolResult:
+        return await asyncio.get_running_loop().run_in_executor(threads, read_now, path)
 
     return tool(
         read,
@@ -83,11 +103,16 @@ def write_file(
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     sandbox = Sandbox(root)
+    threads = _threads(name)
 
-    def write(
+    async def write(
         path: Annotated[str, "Path of the file, relative to the working folder."],
         content: Annotated[str, "The complete new content of the file."],
     ) -> ToolResult:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(threads, write_now, path, content)
+
+    def write_now(path: str, content: str) -> ToolResult:
         try:
             data = content.encode("utf-8")
             if len(data) > max_bytes:
