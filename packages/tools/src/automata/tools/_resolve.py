@@ -63,17 +63,19 @@ async def system_resolver(host: str, port: int) -> list[str]:
             answer.set_result(addresses or [])
 
     def lookup() -> None:
+        addresses: list[str] | None = None
+        error: Exception | None = None
         try:
             infos = socket.getaddrinfo(
                 host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
             )
         except Exception as exc:
-            addresses, error = None, exc
+            error = exc
         else:
             seen: dict[str, None] = {}
             for _family, _type, _proto, _canon, sockaddr in infos:
                 seen.setdefault(str(sockaddr[0]), None)
-            addresses, error = list(seen), None
+            addresses = list(seen)
         with contextlib.suppress(RuntimeError):  # the loop closed in the meantime
             loop.call_soon_threadsafe(settle, addresses, error)
 
