@@ -21,7 +21,7 @@ from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
 from automata.tools._errors import ToolError
-from automata.tools._sandbox import Sandbox
+from automata.tools._sandbox import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATH_CHARS, Sandbox
 
 __all__ = ["read_file", "write_file"]
 
@@ -40,7 +40,10 @@ def _read_text(sandbox: Sandbox, path: str, max_bytes: int) -> str:
     fd = sandbox.open(parts, shown=path)
     with os.fdopen(fd, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
-        data = handle.read(max_bytes + 1)
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise ToolError(f"reading {path!r} failed: {exc.strerror or 'I/O error'}") from None
     truncated = len(data) > max_bytes
     data = data[:max_bytes]
     if b"\x00" in data:
@@ -59,16 +62,22 @@ def _read_text(sandbox: Sandbox, path: str, max_bytes: int) -> str:
 
 
 def read_file(
-    root: str | os.PathLike[str], *, max_bytes: int = 100_000, name: str = "read_file"
+    root: str | os.PathLike[str],
+    *,
+    max_bytes: int = 100_000,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
+    name: str = "read_file",
 ) -> Tool:
     """A tool that reads a UTF-8 text file below `root` (the model supplies `path`).
 
     At most `max_bytes` are returned, followed by a truncation line when the file is
-    longer. Binary and non-UTF-8 files are refused with a message saying so.
+    longer. Binary and non-UTF-8 files are refused with a message saying so. Paths
+    longer than `max_path_chars` or more than `max_depth` folders deep are refused.
     """
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
-    sandbox = Sandbox(root)
+    sandbox = Sandbox(root, max_depth=max_depth, max_path_chars=max_path_chars)
     threads = _threads(name)
 
     def read_now(path: str) -> ToolResult:
@@ -93,16 +102,22 @@ def read_file(
 
 
 def write_file(
-    root: str | os.PathLike[str], *, max_bytes: int = 1_000_000, name: str = "write_file"
+    root: str | os.PathLike[str],
+    *,
+    max_bytes: int = 1_000_000,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
+    name: str = "write_file",
 ) -> Tool:
     """A tool that writes UTF-8 text to a file below `root` (`path`, `content`).
 
-    The file is created or replaced whole; missing parent folders are created. Content
-    larger than `max_bytes` (encoded) is refused. The result reports the bytes written.
+    The file is created or replaced whole; missing parent folders are created, at most
+    `max_depth` deep (paths longer than `max_path_chars` are refused). Content larger
+    than `max_bytes` (encoded) is refused. The result reports the bytes written.
     """
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
-    sandbox = Sandbox(root)
+    sandbox = Sandbox(root, max_depth=max_depth, max_path_chars=max_path_chars)
     threads = _threads(name)
 
     async def write(
