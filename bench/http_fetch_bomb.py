@@ -7,9 +7,12 @@ reply with `Content-Encoding: gzip, gzip, gzip` that expands to 1 GB, a ~1 MB
 single-layer gzip reply that expands to 1 GB, and, for comparison, ordinary pages of
 the same two wire sizes. Each is fetched by a fresh child process whose address space
 is capped at 1 GB (`RLIMIT_AS`) and which is killed after 120 s, so a regression
-cannot exhaust the machine. Each child prints its peak RSS, the seconds the fetch
-took, the longest stall of its event loop, and the start of the tool's answer.
-Benchmarks measure; they never assert.
+cannot exhaust the machine. Each child warms up with one small fetch, then prints its
+peak RSS, the seconds the measured fetch took, the longest stall of its event loop
+during it, and the start of the tool's answer. Benchmarks measure; they never assert.
+
+To compare with another version of the tools, put its source first on the path:
+`PYTHONPATH=/path/to/old/packages/tools/src uv run python bench/http_fetch_bomb.py`.
 """
 
 from __future__ import annotations
@@ -43,11 +46,13 @@ async def main(url, timeout):
             now = time.monotonic()
             gap = max(gap, now - last)
             last = now
-    ticker = asyncio.create_task(tick())
-    await asyncio.sleep(0.05)
-    tool = http_fetch(allow_private=True, timeout=timeout)
+    tool = http_fetch(allow_private=True, timeout=timeout)  # loads the trust store
     call = ToolUseBlock(id="c", name="f", input={})
     context = ToolContext(call=call, agent="a", invocation_id="i")
+    # Warm up: the first request imports parts of httpx on the event loop.
+    await tool.execute({"url": url.rsplit("/", 1)[0] + "/warm-up"}, context)
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
     try:
@@ -85,7 +90,7 @@ def _ordinary(size: int) -> bytes:
 def _serve(bodies: dict[str, tuple[bytes, str | None]]) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body, coding = bodies[self.path]
+            body, coding = bodies.get(self.path, (b"<p>warm</p>", None))
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             if coding:

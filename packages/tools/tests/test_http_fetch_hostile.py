@@ -8,6 +8,7 @@ peak of traced memory, the time taken and the longest stall of its event loop.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gzip
 import json
@@ -41,9 +42,9 @@ async def main(url: str, timeout: float) -> dict:
             now = time.monotonic()
             gap = max(gap, now - last)
             last = now
+    tool = http_fetch(allow_private=True, timeout=timeout)  # loads the trust store
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(0.05)
-    tool = http_fetch(allow_private=True, timeout=timeout)
     context = ToolContext(
         call=ToolUseBlock(id="c", name="http_fetch", input={}), agent="a", invocation_id="i"
     )
@@ -229,3 +230,36 @@ async def test_an_adversarial_two_megabyte_page_converts_in_bounded_time(
     seconds = time.monotonic() - started
     assert not result.is_error, result.as_text()[:300]
     assert seconds < 8, f"{name} took {seconds:.1f} s"
+
+
+async def test_a_conversion_longer_than_the_timeout_ends_the_fetch_at_the_timeout(
+    server: LocalServer, invoke: Invoke
+) -> None:
+    server.respond("/slow", ADVERSARIAL_PAGES["unclosed paragraphs"], content_type="text/html")
+    started = time.monotonic()
+    result = await invoke(http_fetch(allow_private=True, timeout=0.5), url=server.url("/slow"))
+    assert result.as_text() == f"timed out after 0.5 s fetching {server.url('/slow')}"
+    assert time.monotonic() - started < 3
+
+
+async def test_the_event_loop_keeps_running_while_a_page_converts(
+    server: LocalServer, invoke: Invoke
+) -> None:
+    server.respond("/page", ADVERSARIAL_PAGES["nested lists"], content_type="text/html")
+    gap = 0.0
+
+    async def tick() -> None:
+        nonlocal gap
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gap, last = max(gap, now - last), now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        result = await invoke(http_fetch(allow_private=True), url=server.url("/page"))
+    finally:
+        ticker.cancel()
+    assert not result.is_error
+    assert gap < 0.5
