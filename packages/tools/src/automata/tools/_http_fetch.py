@@ -11,7 +11,12 @@ Guarantees, for every request including each redirect hop:
 - At most `max_redirects` redirects; each target is checked like the first URL.
 - Only textual bodies are read; at most `max_bytes` of them, and at most `max_chars`
   characters are returned; both truncations are stated in the result.
-- The whole fetch, redirects and body included, ends within `timeout` seconds.
+- At most one content coding is undone, in slices of at most 64 KiB, and a body that
+  grows more than 100-fold is refused as a compression bomb (`automata.tools._decode`).
+- HTML is converted in linear time on the tool's own threads (`automata.tools._html`);
+  DNS lookups run on threads of their own: neither waits for the default executor.
+- The whole fetch, redirects, body and conversion included, ends within `timeout`
+  seconds: one overall deadline. Every failure is a `ToolError` (or `Refused`).
 """
 
 from __future__ import annotations
