@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from automata.core import ToolResult
-from automata.tools import Sandbox, read_file, write_file
+from automata.tools import Sandbox, ToolError, read_file, write_file
 
 from .conftest import Invoke
 
@@ -145,3 +145,13 @@ async def test_a_vanished_root_is_reported_without_its_path(tmp_path: Path, invo
     os.rmdir(root)
     result = await invoke(reader, path="x.txt")
     assert result.as_text() == "the working folder is no longer available"
+
+
+def test_a_chain_of_thousands_of_symlinks_is_reported_as_a_loop(root: Path) -> None:
+    (root / "f").write_text("end")
+    (root / "l1999").symlink_to("f")
+    for n in range(1998, -1, -1):
+        (root / f"l{n}").symlink_to(f"l{n + 1}")
+    with pytest.raises(ToolError) as caught:
+        Sandbox(root).resolve("l0")
+    assert str(caught.value) == "'l0' is a symlink loop (too many levels of symbolic links)"

@@ -263,3 +263,11 @@ async def test_the_event_loop_keeps_running_while_a_page_converts(
         ticker.cancel()
     assert not result.is_error
     assert gap < 0.5
+
+
+async def test_a_cut_off_gzip_body_is_an_error(server: LocalServer, invoke: Invoke) -> None:
+    whole = gzip.compress(b"words " * 1000)
+    server.respond("/cut", whole[: len(whole) // 2], headers={"Content-Encoding": "gzip"})
+    result = await invoke(http_fetch(allow_private=True), url=server.url("/cut"))
+    assert result.is_error
+    assert result.as_text() == f"{server.url('/cut')} has a truncated gzip body"

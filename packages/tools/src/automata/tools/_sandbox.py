@@ -98,6 +98,9 @@ class Sandbox:
         except OSError:
             # A symlink on the way vanished or changed between two looks at it.
             raise ToolError(f"{path!r} changed while it was being checked; try again") from None
+        except RecursionError:
+            # `realpath` recurses once per symlink in a chain; the kernel stops at 40.
+            raise ToolError(_loop(path)) from None
         if not _inside(self.root, real):
             raise Refused(f"{path!r} leads outside the root through a symlink")
         try:
