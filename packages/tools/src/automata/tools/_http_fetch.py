@@ -11,7 +11,12 @@ Guarantees, for every request including each redirect hop:
 - At most `max_redirects` redirects; each target is checked like the first URL.
 - Only textual bodies are read; at most `max_bytes` of them, and at most `max_chars`
   characters are returned; both truncations are stated in the result.
-- The whole fetch, redirects and body included, ends within `timeout` seconds.
+- At most one content coding is undone, in slices of at most 64 KiB, and a body that
+  grows more than 100-fold is refused as a compression bomb (`automata.tools._decode`).
+- HTML is converted in linear time on the tool's own threads (`automata.tools._html`);
+  DNS lookups run on threads of their own: neither waits for the default executor.
+- The whole fetch, redirects, body and conversion included, ends within `timeout`
+  seconds: one overall deadline. Every failure is a `ToolError` (or `Refused`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
+import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -34,12 +41,15 @@ from automata.tools._content import (
     is_text_type,
     looks_binary,
 )
+from automata.tools._decode import BodyDecoder, parse_codings
 from automata.tools._errors import Refused, ToolError
+from automata.tools._html import ConversionTimeout
 from automata.tools._resolve import Resolver, parse_ip_literal, system_resolver
 
 __all__ = ["DEFAULT_USER_AGENT", "http_fetch"]
 
 DEFAULT_USER_AGENT = "automata-http-fetch/0.1"
+_CONVERTERS = 2  # threads per tool converting HTML; more conversions wait their turn
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = (
     "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,"
@@ -119,18 +129,25 @@ class _Fetcher:
     connect_timeout: float
     max_redirects: int
     user_agent: str
+    converters: ThreadPoolExecutor
 
     async def fetch(self, url: str) -> str:
         target = _target(url)
+        deadline = time.monotonic() + self.timeout
         try:
             async with asyncio.timeout(self.timeout):
-                page = await self._follow(target)
-        except (TimeoutError, httpx.TimeoutException):
+                page = await self._follow(target, deadline)
+        except (TimeoutError, httpx.TimeoutException, ConversionTimeout):
             raise ToolError(f"timed out after {self.timeout:g} s fetching {url}") from None
         return page.render(self.max_bytes, self.max_chars)
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self, locations: list[str]) -> httpx.AsyncClient:
         # A client per fetch: nothing is pooled across calls, event loops or TLS names.
+        # `locations` collects each reply's Location, for the message when httpx finds
+        # it malformed before handing the reply back.
+        async def remember(response: httpx.Response) -> None:
+            locations.append(response.headers.get("location", ""))
+
         transport = httpx.AsyncHTTPTransport(
             verify=self.ssl_context,
             retries=0,
@@ -141,6 +158,7 @@ class _Fetcher:
             timeout=httpx.Timeout(self.timeout, connect=self.connect_timeout),
             follow_redirects=False,
             trust_env=False,
+            event_hooks={"response": [remember]},
             headers={
                 "User-Agent": self.user_agent,
                 "Accept": _ACCEPT,
@@ -148,17 +166,24 @@ class _Fetcher:
             },
         )
 
-    async def _follow(self, target: _Target) -> _Page:
+    async def _follow(self, target: _Target, deadline: float) -> _Page:
         redirects = 0
         came_from: str | None = None
-        async with self._client() as client:
+        locations: list[str] = []
+        async with self._client(locations) as client:
             while True:
                 addresses = await self._checked_addresses(target, came_from)
-                response = await self._send(client, target, addresses)
+                try:
+                    response = await self._send(client, target, addresses)
+                except httpx.InvalidURL:
+                    shown = locations[-1] if locations else ""
+                    raise ToolError(
+                        f"{target.url} redirected to an invalid URL: {shown!r}"
+                    ) from None
                 try:
                     location = response.headers.get("location")
                     if response.status_code not in _REDIRECTS or not location:
-                        return await self._read(response, target)
+                        return await self._read(response, target, deadline)
                     if redirects >= self.max_redirects:
                         raise ToolError(
                             f"too many redirects: stopped after {self.max_redirects} "
@@ -167,7 +192,7 @@ class _Fetcher:
                     redirects += 1
                     came_from = str(target.url)
                     try:
-                        target = _target(target.url.join(location))
+                        target = _target(_join(target.url, location))
                     except Refused as exc:
                         raise Refused(f"{exc.reason} (redirected from {came_from})") from None
                 finally:
@@ -226,7 +251,7 @@ class _Fetcher:
         assert failure is not None
         raise ToolError(f"could not connect to {target.host_header}: {_describe(failure)}")
 
-    async def _read(self, response: httpx.Response, target: _Target) -> _Page:
+    async def _read(self, response: httpx.Response, target: _Target, deadline: float) -> _Page:
         url = str(target.url)
         if not response.is_success:
             raise ToolError(f"HTTP {response.status_code} {response.reason_phrase} from {url}")
@@ -241,23 +266,35 @@ class _Fetcher:
         text = decode_text(body, response.charset_encoding, html=html)
         title = None
         if html:
-            # Parsing megabytes of HTML is CPU work; keep it off the event loop.
-            title, text = await asyncio.to_thread(html_to_markdown, text)
+            # Converting megabytes of HTML is CPU work: keep it off the event loop, on
+            # this tool's own threads; it stops by itself at the fetch's deadline.
+            convert = functools.partial(html_to_markdown, text, deadline=deadline)
+            loop = asyncio.get_running_loop()
+            title, text = await loop.run_in_executor(self.converters, convert)
         return _Page(url, content_type, title, text, truncated)
 
     async def _read_capped(self, response: httpx.Response, url: str) -> tuple[bytes, bool]:
+        """At most `max_bytes` of the decoded body, decoded a slice at a time."""
+        decoder = BodyDecoder(
+            parse_codings(response.headers.get_list("content-encoding", split_commas=True), url),
+            url,
+        )
         body = bytearray()
         try:
-            async for chunk in response.aiter_bytes():
-                room = self.max_bytes - len(body)
-                if len(chunk) > room:
-                    body += chunk[:room]
-                    return bytes(body), True
-                body += chunk
+            async for chunk in response.aiter_raw():
+                for piece in decoder.feed(chunk):
+                    room = self.max_bytes - len(body)
+                    if len(piece) > room:
+                        body += piece[:room]
+                        return bytes(body), True
+                    body += piece
+                    # Let the event loop (and this fetch's deadline) run between slices.
+                    await asyncio.sleep(0)
         except httpx.TimeoutException:
             raise
         except httpx.HTTPError as exc:
             raise ToolError(f"reading {url} failed: {_describe(exc)}") from None
+        decoder.finish()
         return bytes(body), False
 
 
@@ -265,6 +302,13 @@ class _Fetcher:
 def _default_ssl_context() -> ssl.SSLContext:
     """The default trust store, built once: loading it costs tens of milliseconds."""
     return httpx.create_ssl_context()
+
+
+def _join(base: httpx.URL, location: str) -> httpx.URL:
+    try:
+        return base.join(location)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        raise ToolError(f"{base} redirected to an invalid URL: {location!r}") from None
 
 
 def _describe(exc: BaseException) -> str:
@@ -316,6 +360,7 @@ def http_fetch(
         connect_timeout=connect_timeout,
         max_redirects=max_redirects,
         user_agent=user_agent,
+        converters=ThreadPoolExecutor(_CONVERTERS, thread_name_prefix=f"automata-{name}"),
     )
 
     async def fetch(url: Annotated[str, "Absolute http:// or https:// URL to GET."]) -> ToolResult:

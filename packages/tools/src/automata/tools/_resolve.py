@@ -10,9 +10,11 @@ address it is. Other names go to a `Resolver`: by default the system's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import re
 import socket
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 
 from automata.tools._addresses import IPAddress
@@ -42,10 +44,40 @@ def parse_ip_literal(host: str) -> IPAddress | None:
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
-    """Resolve with the operating system's resolver (`getaddrinfo`), in its order."""
+    """Resolve with the operating system's resolver (`getaddrinfo`), in its order.
+
+    The lookup runs on a thread of its own, not on the event loop's default executor,
+    so lookups still answer when that executor is busy (hung sync tools, slow file
+    work). A lookup abandoned by its caller ends when `getaddrinfo` returns (the
+    system resolver's own timeouts bound it).
+    """
     loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    seen: dict[str, None] = {}
-    for _family, _type, _proto, _canon, sockaddr in infos:
-        seen.setdefault(str(sockaddr[0]), None)
-    return list(seen)
+    answer: asyncio.Future[list[str]] = loop.create_future()
+
+    def settle(addresses: list[str] | None, error: BaseException | None) -> None:
+        if answer.done():
+            return  # the caller gave up (cancelled, timed out)
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(addresses or [])
+
+    def lookup() -> None:
+        addresses: list[str] | None = None
+        error: Exception | None = None
+        try:
+            infos = socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+            )
+        except Exception as exc:
+            error = exc
+        else:
+            seen: dict[str, None] = {}
+            for _family, _type, _proto, _canon, sockaddr in infos:
+                seen.setdefault(str(sockaddr[0]), None)
+            addresses = list(seen)
+        with contextlib.suppress(RuntimeError):  # the loop closed in the meantime
+            loop.call_soon_threadsafe(settle, addresses, error)
+
+    threading.Thread(target=lookup, name=f"automata-dns-{host}", daemon=True).start()
+    return await answer

@@ -9,6 +9,12 @@ A path is checked, then used, in two steps that each hold on their own:
    (`O_NOFOLLOW`). A symlink swapped in after step 1 therefore makes the operation
    fail instead of leading out of the root.
 
+Bounds: a path longer than `max_path_chars` characters (default 1024) or more than
+`max_depth` folders deep once resolved (default 32) is refused before any file system
+work, so a path cannot make a write create thousands of nested folders. A symlink
+loop is reported as one. Every message names the path as the model gave it, never
+the root's absolute path.
+
 Limits: POSIX only (needs `O_NOFOLLOW` and `dir_fd`). Hard links cannot be told from
 ordinary files, so a hard link placed inside the root by someone else is readable and
 writable; a model using these tools cannot create one.
@@ -26,7 +32,12 @@ from pathlib import Path
 
 from automata.tools._errors import Refused, ToolError
 
-__all__ = ["Sandbox"]
+__all__ = ["DEFAULT_MAX_DEPTH", "DEFAULT_MAX_PATH_CHARS", "Sandbox"]
+
+DEFAULT_MAX_DEPTH = 32
+"""Folders a resolved path may pass through below the root."""
+DEFAULT_MAX_PATH_CHARS = 1024
+"""Characters a path from the model may have."""
 
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -34,9 +45,24 @@ _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class Sandbox:
-    """Path confinement below `root`, which must be an existing directory."""
+    """Path confinement below `root`, which must be an existing directory.
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    `max_depth` bounds the folders a resolved path passes through, `max_path_chars`
+    the length of the path as given.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
+    ) -> None:
+        for label, value in (("max_depth", max_depth), ("max_path_chars", max_path_chars)):
+            if value <= 0:
+                raise ValueError(f"{label} must be positive, got {value}")
+        self.max_depth = max_depth
+        self.max_path_chars = max_path_chars
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise ValueError(f"sandbox root {os.fspath(root)!r} is not a directory")
@@ -51,10 +77,15 @@ class Sandbox:
         """The components of `path` below the root after following symlinks.
 
         Raises `Refused` for an absolute path, a path that climbs out with `..`, or a
-        symlink that leads out; `ToolError` for an empty or malformed path.
+        symlink that leads out; `ToolError` for an empty, malformed, too long or too
+        deep path, a symlink loop, or a path that changed while it was resolved.
         """
         if not path or not path.strip():
             raise ToolError("the path is empty; give a path relative to the root")
+        if len(path) > self.max_path_chars:
+            raise ToolError(
+                f"the path is {len(path)} characters long, over the limit of {self.max_path_chars}"
+            )
         if "\x00" in path:
             raise ToolError("the path contains a NUL character")
         if os.path.isabs(path):
@@ -62,11 +93,29 @@ class Sandbox:
         joined = os.path.join(self.root, path)
         if not _inside(self.root, os.path.normpath(joined)):
             raise Refused(f"{path!r} climbs out of the root with '..'")
-        real = os.path.realpath(joined)
+        try:
+            real = os.path.realpath(joined)
+        except OSError:
+            # A symlink on the way vanished or changed between two looks at it.
+            raise ToolError(f"{path!r} changed while it was being checked; try again") from None
+        except RecursionError:
+            # `realpath` recurses once per symlink in a chain; the kernel stops at 40.
+            raise ToolError(_loop(path)) from None
         if not _inside(self.root, real):
             raise Refused(f"{path!r} leads outside the root through a symlink")
+        try:
+            os.stat(real)
+        except OSError as exc:
+            # `realpath` leaves a looping symlink in place; `stat` names the loop.
+            if exc.errno == errno.ELOOP:
+                raise ToolError(_loop(path)) from None
         relative = os.path.relpath(real, self.root)
-        return () if relative == "." else tuple(relative.split(os.sep))
+        parts = () if relative == "." else tuple(relative.split(os.sep))
+        if len(parts) - 1 > self.max_depth:
+            raise ToolError(
+                f"{path!r} is {len(parts) - 1} folders deep, over the limit of {self.max_depth}"
+            )
+        return parts
 
     def open(self, parts: tuple[str, ...], *, shown: str) -> int:
         """Open the regular file at `parts` for reading; returns a descriptor.
@@ -110,7 +159,10 @@ class Sandbox:
 
     def _walk(self, parts: tuple[str, ...], shown: str, *, create: bool) -> int:
         """A descriptor of the directory at `parts`, reached without following symlinks."""
-        fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        try:
+            fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        except OSError:
+            raise ToolError("the working folder is no longer available") from None
         try:
             for part in parts:
                 if create:
@@ -159,11 +211,12 @@ def _replace(directory: int, name: str, data: bytes, shown: str) -> None:
         fd = os.open(temporary, flags, 0o666, dir_fd=directory)
     try:
         try:
-            if existing is not None:
-                os.fchmod(fd, stat.S_IMODE(existing.st_mode))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            with _reported(shown):
+                if existing is not None:
+                    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         # rename replaces the directory entry itself: a symlink placed there in the
@@ -174,6 +227,10 @@ def _replace(directory: int, name: str, data: bytes, shown: str) -> None:
         with suppress(OSError):
             os.unlink(temporary, dir_fd=directory)
         raise
+
+
+def _loop(shown: str) -> str:
+    return f"{shown!r} is a symlink loop (too many levels of symbolic links)"
 
 
 def _inside(root: Path, path: str) -> bool:

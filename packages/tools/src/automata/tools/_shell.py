@@ -8,10 +8,12 @@ Guarantees:
 - Only programs named in `allow` run; an empty list allows nothing. Names are pinned
   to absolute paths when the tool is built, so a file planted on `PATH` later is not
   picked up.
-- The program runs in a new process group (session). When it exits, times out, floods
-  its output or the call is cancelled, the whole group is killed: no descendant that
-  stayed in the group outlives the call. (A descendant that deliberately starts its
-  own session escapes the group; use OS-level isolation where that matters.)
+- The program runs in a new session and process group. When it exits, times out,
+  floods its output or the call is cancelled, the group is killed, and on Linux every
+  process still in the session (a child that moved to another group with `setpgid`)
+  and every descendant seen while it ran (checked every 0.1 s, so a child that started
+  its own session with `setsid` is found if its parent was still alive at a check).
+  What is not contained is listed in `automata.tools._procs`.
 - stdout and stderr are read together, in order, capped at `max_output_bytes`; past
   the cap the program is stopped.
 - The server's environment is not passed on (it usually holds credentials); the
@@ -33,6 +35,7 @@ from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
 from automata.tools._errors import Refused, ToolError
+from automata.tools._procs import INTERVAL, Descendants
 
 __all__ = ["shell"]
 
@@ -67,9 +70,17 @@ class _Collector(asyncio.SubprocessProtocol):
         self.closed.set()
 
 
-def _kill_group(pgid: int) -> None:
+def _kill_all(pgid: int, descendants: Descendants) -> None:
+    """Kill the program's group, then whatever else of it `descendants` can find."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+    descendants.kill()
+
+
+async def _watch(descendants: Descendants) -> None:
+    while True:
+        descendants.look()
+        await asyncio.sleep(INTERVAL)
 
 
 def _signal_name(number: int) -> str:
@@ -93,6 +104,12 @@ class _Runner:
             allowed = ", ".join(sorted(self.programs)) or "none"
             hint = " (put arguments in args, not in command)" if " " in command.strip() else ""
             raise Refused(f"program {command!r} is not allowed{hint}; allowed programs: {allowed}")
+        for number, argument in enumerate(args, 1):
+            if "\x00" in argument:
+                raise ToolError(
+                    f"argument {number} contains a NUL character, which no program can "
+                    "receive; nothing was run"
+                )
         shown = shlex.join([command, *args])
         loop = asyncio.get_running_loop()
         try:
@@ -110,6 +127,8 @@ class _Runner:
         except OSError as exc:
             raise ToolError(f"could not start {command}: {exc.strerror or exc}") from None
         pgid = transport.get_pid()  # the leader of its own new session and group
+        descendants = Descendants(pgid)
+        watcher = asyncio.create_task(_watch(descendants))
         timed_out = False
         try:
             try:
@@ -117,7 +136,7 @@ class _Runner:
                     await collector.stop.wait()
             except TimeoutError:
                 timed_out = True
-            _kill_group(pgid)
+            _kill_all(pgid, descendants)
             try:
                 # Let the last output arrive; a descendant that left the group can
                 # keep the pipe open, so this wait is bounded.
@@ -126,7 +145,8 @@ class _Runner:
             except TimeoutError:
                 pass
         finally:
-            _kill_group(pgid)  # also on cancellation
+            watcher.cancel()
+            _kill_all(pgid, descendants)  # also on cancellation
             transport.close()
         output = collector.output.decode("utf-8", errors="replace")
         if timed_out:
