@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from automata.core._approval import Approver
-from automata.core._batch import BatchContext, ToolBatch, error_text
+from automata.core._batch import STOPS_THE_PROGRAM, BatchContext, ToolBatch, error_text
 from automata.core._blocks import (
     Message,
     TextBlock,
@@ -187,6 +187,9 @@ class RunLoop:
                     return LoopOutcome(self.result(), attempt)
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
+                if isinstance(abort, STOPS_THE_PROGRAM):
+                    self.state.stop_reason = StopReason.ERROR
+                    raise abort
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),

@@ -18,7 +18,15 @@ from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
-from automata.core._blocks import Block, ImageBlock, TextBlock, ToolUseBlock
+from automata.core._blocks import (
+    Block,
+    ImageBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from automata.core._errors import AutomataError, ToolDefinitionError
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
@@ -131,10 +139,12 @@ def to_tool_result(value: object) -> ToolResult:
 
     Strings are text; `ToolResult` is kept; blocks become content; `None` is empty text;
     pydantic models and JSON values are serialized to JSON text. Anything else raises
-    `TypeError` naming the type, which the loop reports to the model as an error.
+    `TypeError` naming the type, which the loop reports to the model as an error; so
+    does a malformed `ToolResult` (content that is not a tuple or list of blocks, an
+    `is_error` that is not a bool), as a tool implementing `Tool` itself may return.
     """
     if isinstance(value, ToolResult):
-        return value
+        return _checked_result(value)
     if isinstance(value, str):
         return ToolResult.text(value)
     if value is None:
@@ -156,6 +166,36 @@ def to_tool_result(value: object) -> ToolResult:
             f"tool returned a {type(value).__name__}, which cannot be shown to the model; "
             "return str, ToolResult, blocks, a pydantic model or JSON-serializable data"
         ) from None
+
+
+_BLOCK_CLASSES = (TextBlock, ImageBlock, RawBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+
+
+def _checked_result(result: ToolResult) -> ToolResult:
+    """`result` if it is well formed (its fields hold what their types say), else a
+    `TypeError` naming what is wrong."""
+    content: object = result.content
+    fix = (
+        "which cannot be shown to the model; "
+        "its content must be blocks (TextBlock, ImageBlock, ...)"
+    )
+    if not isinstance(content, tuple | list):
+        raise TypeError(
+            f"tool returned a ToolResult whose content is a {type(content).__name__}, {fix}"
+        )
+    for item in content:
+        if not isinstance(item, _BLOCK_CLASSES):
+            raise TypeError(
+                f"tool returned a ToolResult whose content holds a {type(item).__name__}, {fix}"
+            )
+    if not isinstance(result.is_error, bool):
+        raise TypeError(
+            f"tool returned a ToolResult whose is_error is a {type(result.is_error).__name__}, "
+            "not a bool"
+        )
+    if isinstance(content, list):
+        return ToolResult(content=tuple(content), is_error=result.is_error)
+    return result
 
 
 def _json_default(value: object) -> object:
