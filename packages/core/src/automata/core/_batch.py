@@ -21,6 +21,7 @@ from automata.core._events import ToolResultEvent
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._scope import RunScope
 from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._threads import ToolThreads
 from automata.core._tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
 from automata.core._tracing import Tracing, logger
 
@@ -58,7 +59,7 @@ class BatchContext:
 
     `scope` is handed to every tool through its `ToolContext`; `budget` is the run's
     own call budget (None when no budget applies); `commit` appends the batch's tool
-    message to the run's transcript."""
+    message to the run's transcript; `threads` is where its sync tools run."""
 
     agent: str
     invocation_id: str
@@ -71,6 +72,7 @@ class BatchContext:
     scope: RunScope
     tracing: Tracing
     commit: Callable[[Message], None]
+    threads: ToolThreads | None = None
 
 
 class ToolBatch:
@@ -282,6 +284,7 @@ class ToolBatch:
             invocation_id=run.invocation_id,
             depth=run.depth,
             scope=run.scope,
+            threads=run.threads,
         )
         approver = run.approver
         if approver is not None:

@@ -53,6 +53,7 @@ from automata.core._result import RunResult
 from automata.core._scope import RunScope
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
@@ -76,6 +77,8 @@ class RunSettings:
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
+    threads: ThreadSlots = field(default_factory=ThreadSlots)
+    """The agent's sync-tool threads, shared by all its runs."""
 
 
 @dataclass(slots=True)
@@ -218,6 +221,7 @@ class RunLoop:
                 scope=self.scope,
                 tracing=settings.tracing,
                 commit=self.transcript.append,
+                threads=ToolThreads(settings.threads, settings.policy.max_sync_threads),
             )
         return context
 

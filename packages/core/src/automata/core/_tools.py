@@ -2,13 +2,12 @@
 
 `tool` derives the JSON schema from type hints (`Annotated[T, "description"]`, pydantic
 models, defaults) and the docstring, validates the model's arguments before the function
-runs, runs sync functions off the event loop, and turns whatever the function returns
-into a `ToolResult`.
+runs, runs sync functions on the agent's own bounded threads (see `_threads`), and
+turns whatever the function returns into a `ToolResult`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
@@ -30,6 +29,7 @@ from automata.core._blocks import (
 from automata.core._errors import AutomataError, ToolDefinitionError
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
+from automata.core._threads import ThreadSlots, ToolThreads
 
 __all__ = [
     "InvalidToolArguments",
@@ -101,6 +101,9 @@ class ToolContext:
     scope: RunScope = field(default_factory=RunScope, repr=False, compare=False)
     """The run's event sink and shared call budget, which sub-agent tools pass on to
     the runs they start; the default is a run nobody streams, without a budget."""
+    threads: ToolThreads | None = field(default=None, repr=False, compare=False)
+    """The agent's sync-tool threads, bounded by the run's `ToolPolicy.max_sync_threads`;
+    None outside a run, where a sync tool gets a thread of its own."""
 
 
 class Tool(Protocol):
@@ -282,7 +285,8 @@ class FunctionTool:
         if self.is_async:
             value = await self.function(**kwargs)
         else:
-            value = await asyncio.to_thread(self.function, **kwargs)
+            threads = context.threads or ToolThreads(ThreadSlots())
+            value = await threads.run(f"automata-tool-{self.name}", self.function, **kwargs)
         return to_tool_result(value)
 
 
