@@ -18,6 +18,7 @@ from automata.core import (
     Approval,
     Message,
     ModelRequest,
+    RunResult,
     ToolBatchAbortedError,
     ToolContext,
     ToolPolicy,
@@ -26,6 +27,7 @@ from automata.core import (
     ToolUseBlock,
     dump_messages,
     load_messages,
+    post_run,
 )
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
 from automata.core.testing import tool_results as results_of
@@ -585,3 +587,21 @@ def test_any_mix_of_failures_leaves_one_result_per_call_in_model_order(
     assert answered == asked == [f"c{n}" for n in range(len(scenario))]
     assert late == []
     assert follow_up
+
+
+def test_post_run_hooks_see_a_run_a_tools_keyboard_interrupt_stopped() -> None:
+    """L40, L44: the hooks run with the committed transcript and the interrupt."""
+    seen: list[tuple[list[tuple[str, str, bool]], str]] = []
+
+    async def checkpoint(result: RunResult[Any], error: BaseException | None) -> None:
+        seen.append((results_of(result.messages), type(error).__name__))
+
+    agent = agent_for(calls("stop"), hooks=[post_run(checkpoint)])
+
+    @agent.tool
+    async def stop() -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        agent.run_sync("go")
+    assert seen == [([("1", "aborted: KeyboardInterrupt", True)], "KeyboardInterrupt")]

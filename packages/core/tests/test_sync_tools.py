@@ -161,8 +161,8 @@ async def test_each_agent_has_its_own_sync_tool_threads(release: threading.Event
 
 
 async def test_a_sync_tool_sees_the_context_variables_of_the_run() -> None:
-    """A sync tool's thread runs in a copy of the run's context, as `asyncio.to_thread`
-    would."""
+    """L48: a sync tool's thread runs in a copy of the run's context, as
+    `asyncio.to_thread` would."""
     request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id")
     agent = Agent(ScriptedProvider([calling("whoami", 1), "done"]))
 
