@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from automata.core import Agent, Message, ToolPolicy
+from automata.core._threads import ThreadSlots
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
 
@@ -202,3 +203,20 @@ def test_a_process_with_a_hung_sync_tool_still_exits() -> None:
         [sys.executable, "-c", HUNG_SCRIPT], capture_output=True, text=True, timeout=30
     )
     assert (finished.returncode, finished.stdout, finished.stderr) == (0, "done\n", "")
+
+
+async def test_a_waiter_cancelled_as_a_place_is_handed_to_it_gives_the_place_back() -> None:
+    """L48: the place freed for a waiting call whose timeout fires at that moment is
+    not lost: the next call can take it."""
+    slots = ThreadSlots()
+    await slots.acquire(1)
+    waiting = asyncio.create_task(slots.acquire(1))
+    await asyncio.sleep(0)  # the task now waits for a place
+    slots.release()  # hands the place to the waiting task...
+    waiting.cancel()  # ...which is cancelled before it could wake up
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await asyncio.sleep(0)
+    assert slots.busy == 0
+    await asyncio.wait_for(slots.acquire(1), 1)
+    assert slots.busy == 1
