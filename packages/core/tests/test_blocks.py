@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -267,3 +268,140 @@ def test_unset_extras_are_left_out_of_a_dump() -> None:
     )
     assert "extra" not in dumped
     assert "input_error" not in dumped
+
+
+# -- values JSON cannot hold exactly ---------------------------------------------------
+
+NON_FINITE = "is not a finite number; JSON has no NaN or infinities, so transcripts never hold them"
+
+
+def envelope(messages_json: str) -> str:
+    return f'{{"format": "automata.transcript", "version": 1, "messages": {messages_json}}}'
+
+
+def calling_with(value: str) -> str:
+    """A transcript whose tool call has the argument `x` written as `value`."""
+    return envelope(
+        '[{"role": "assistant", "content": [{"type": "tool_use", "id": "1", "name": "t",'
+        f' "input": {{"x": [1, {value}]}}}}]}}]'
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("NaN", "nan"),
+        ("Infinity", "inf"),
+        ("-Infinity", "-inf"),
+        ("1e999999", "inf"),
+        ("-1e999999", "-inf"),
+    ],
+)
+def test_loading_a_number_json_cannot_hold_is_refused_naming_where(written: str, read: str) -> None:
+    with pytest.raises(TranscriptError) as caught:
+        load_messages(calling_with(written))
+    assert str(caught.value) == f"invalid transcript at 0.content.0.input.x.1: {read} {NON_FINITE}"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_dumping_a_tool_call_with_a_non_finite_number_is_refused(value: float) -> None:
+    call = ToolUseBlock(id="1", name="t", input={"x": [1, value]})
+    with pytest.raises(TranscriptError) as caught:
+        dump_messages([Message.user("hi"), Message.assistant([call])])
+    assert str(caught.value) == (
+        f"invalid transcript at 1.content.0.input.x.1: {value!r} {NON_FINITE}"
+    )
+
+
+def test_dumping_a_raw_block_inside_a_tool_result_with_nan_is_refused() -> None:
+    raw = RawBlock(provider="anthropic", data={"type": "search_result", "score": float("nan")})
+    result = ToolResultBlock(tool_use_id="1", content=(raw,))
+    with pytest.raises(TranscriptError) as caught:
+        dump_messages([Message(role="tool", content=(result,))])
+    assert str(caught.value) == (
+        f"invalid transcript at 0.content.0.content.0.data.score: nan {NON_FINITE}"
+    )
+
+
+def test_dumping_text_with_a_lone_surrogate_is_refused_naming_where() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        dump_messages([Message.user("ok \ud800")])
+    assert str(caught.value) == (
+        "invalid transcript at 0.content.0.text: a lone surrogate ('\\ud800') "
+        "cannot be written as UTF-8 JSON"
+    )
+
+
+def test_loading_text_with_a_lone_surrogate_is_refused_naming_where() -> None:
+    blob = envelope('[{"role": "user", "content": [{"type": "text", "text": "ok \\ud800"}]}]')
+    with pytest.raises(TranscriptError) as caught:
+        load_messages(blob)
+    assert str(caught.value) == (
+        "invalid transcript at 0.content.0.text: a lone surrogate ('\\ud800') "
+        "cannot be written as UTF-8 JSON"
+    )
+
+
+def test_dumping_an_integer_too_long_to_read_back_is_refused() -> None:
+    call = ToolUseBlock(id="1", name="t", input={"x": 10**5000})
+    with pytest.raises(TranscriptError) as caught:
+        dump_messages([Message.assistant([call])])
+    assert str(caught.value) == (
+        "invalid transcript at 0.content.0.input.x: an integer of more than "
+        f"{sys.get_int_max_str_digits()} digits, which load_messages cannot read back"
+    )
+
+
+def test_loading_json_nested_too_deeply_is_refused() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        load_messages("[" * 100_000)
+    assert str(caught.value) == "invalid transcript at <root>: not JSON (nested too deeply)"
+
+
+wide_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.just(5000).map(lambda digits: 10**digits)
+    | st.floats()
+    | st.text(st.characters(exclude_categories=()))
+)
+wide_values = st.recursive(
+    wide_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(st.characters(exclude_categories=())), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+wide_messages = st.builds(
+    Message,
+    role=st.sampled_from(["user", "assistant", "tool"]),
+    content=st.lists(
+        st.builds(TextBlock, text=st.text(st.characters(exclude_categories=())))
+        | st.builds(
+            ToolUseBlock,
+            id=st.text(min_size=1),
+            name=st.text(min_size=1),
+            input=st.dictionaries(st.text(), wide_values, max_size=3),
+        )
+        | st.builds(
+            RawBlock,
+            provider=st.just("anthropic"),
+            data=st.dictionaries(st.text(), wide_values, max_size=3),
+        ),
+        max_size=3,
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(wide_messages, max_size=4))
+def test_any_transcript_that_dumps_loads_back_equal(transcript: list[Message]) -> None:
+    """NaN, infinities, lone surrogates and over-long integers included: dumping either
+    refuses with `TranscriptError` or writes JSON that loads back equal."""
+    try:
+        written = dump_messages(transcript)
+    except TranscriptError:
+        return  # refused, typed
+    assert load_messages(written) == transcript

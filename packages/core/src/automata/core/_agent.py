@@ -22,6 +22,7 @@ from automata.core._scope import RunScope
 from automata.core._session import Session
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredOutput
 from automata.core._surface import RunSurface
+from automata.core._threads import ThreadSlots
 from automata.core._tools import FunctionTool, Tool, tool
 from automata.core._tracing import Tracing
 
@@ -115,6 +116,7 @@ class Agent(RunSurface):
         self._system_message: Message | None = None
         self._tools: dict[str, Tool] = {}
         self._specs: tuple[ToolSpec, ...] = ()
+        self._threads = ThreadSlots()
         for item in tools:
             self.add_tool(item)
 
@@ -270,6 +272,7 @@ class Agent(RunSurface):
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
             tracing=self.tracing,
+            threads=self._threads,
         )
         return RunPlan(
             settings=settings,

@@ -21,16 +21,28 @@ from automata.core._events import ToolResultEvent
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._scope import RunScope
 from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._threads import ToolThreads
 from automata.core._tools import InvalidToolArguments, Tool, ToolContext, to_tool_result
 from automata.core._tracing import Tracing, logger
 
-__all__ = ["BatchContext", "ToolBatch", "error_text"]
+__all__ = ["STOPS_THE_PROGRAM", "BatchContext", "ToolBatch", "error_text"]
 
 
 def error_text(error: BaseException) -> str:
-    """An exception as the model sees it: its message, or its type name if it has none."""
-    text = str(error)
+    """An exception as the model sees it: its message, or its type name if it has none
+    or its message cannot be read (its `__str__` raises or returns something else)."""
+    try:
+        text = str(error)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:
+        return type(error).__name__
     return text if text else type(error).__name__
+
+
+STOPS_THE_PROGRAM = (KeyboardInterrupt, SystemExit)
+"""Raised by a call, these abort its batch like any `BaseException` and are then
+re-raised as themselves: they ask the program to stop, they are not tool failures."""
 
 
 class _BatchAbort(Exception):
@@ -47,7 +59,7 @@ class BatchContext:
 
     `scope` is handed to every tool through its `ToolContext`; `budget` is the run's
     own call budget (None when no budget applies); `commit` appends the batch's tool
-    message to the run's transcript."""
+    message to the run's transcript; `threads` is where its sync tools run."""
 
     agent: str
     invocation_id: str
@@ -60,6 +72,7 @@ class BatchContext:
     scope: RunScope
     tracing: Tracing
     commit: Callable[[Message], None]
+    threads: ToolThreads | None = None
 
 
 class ToolBatch:
@@ -151,35 +164,53 @@ class ToolBatch:
     ) -> BaseException | None:
         """Run the calls as tasks. A task emits its own result event when it finishes,
         so events arrive in completion order; once the batch is closed (aborted or
-        cancelled) late finishers are ignored and their calls reported as canceled."""
+        cancelled) late finishers are ignored and their calls reported as canceled.
+
+        Calls that finish together are collected in the model's order, each with its
+        own result; the first failure (in that order) aborts the batch. Whatever ends
+        the batch, the calls still running are cancelled and awaited before this
+        returns or raises, so no call of the batch runs on after it."""
         gates = _ParallelGates(self.context.policy)
         tasks: dict[asyncio.Task[ToolResultBlock], int] = {}
         for index, call, found in runnable:
             tasks[asyncio.create_task(self.run_call(call, found, gates, batch))] = index
         pending = set(tasks)
-        abort: _BatchAbort | None = None
+        abort: BaseException | None = None
         try:
             while pending and abort is None:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    try:
-                        batch.results[tasks[task]] = task.result()
-                    except _BatchAbort as exc:
-                        if abort is None:
-                            abort = exc
-                            batch.results[tasks[task]] = self.error_result(
-                                batch.calls[tasks[task]], f"aborted: {exc}", exc.cause
-                            )
-        except asyncio.CancelledError:
-            self.close_batch(batch, tasks, pending, "run cancelled")
+                for task in sorted(done, key=tasks.__getitem__):
+                    failure = self.collect(batch, tasks[task], task)
+                    if abort is None:
+                        abort = failure
+        except BaseException as exc:
+            reason = "run cancelled" if isinstance(exc, asyncio.CancelledError) else error_text(exc)
+            self.close_batch(batch, tasks, pending, reason)
             await _settle(pending)
             raise
         if abort is None:
             return None
-        self.close_batch(batch, tasks, pending, str(abort))
+        self.close_batch(batch, tasks, pending, error_text(abort))
         if await _settle(pending):
             raise asyncio.CancelledError
-        return abort.cause
+        return abort
+
+    def collect(
+        self, batch: _BatchState, index: int, task: asyncio.Task[ToolResultBlock]
+    ) -> BaseException | None:
+        """Record the result of a finished call task; returns why the batch must abort
+        (the call's failure), or None."""
+        if task.cancelled():  # the tool cancelled the task it runs in
+            cause: BaseException = asyncio.CancelledError()
+        else:
+            failure = task.exception()
+            if failure is None:
+                batch.results[index] = task.result()
+                return None
+            cause = failure.cause if isinstance(failure, _BatchAbort) else failure
+        call = batch.calls[index]
+        batch.results[index] = self.error_result(call, f"aborted: {error_text(cause)}", cause)
+        return cause
 
     def close_batch(
         self,
@@ -191,10 +222,10 @@ class ToolBatch:
         """Stop the batch now: keep the results of calls that already finished, mark
         the rest canceled, cancel their tasks and commit, before any cleanup awaits."""
         batch.closed = True
-        for task in list(pending):
+        for task in sorted(pending, key=tasks.__getitem__):
             index = tasks[task]
-            if task.done() and not task.cancelled() and task.exception() is None:
-                batch.results[index] = task.result()
+            if task.done():
+                self.collect(batch, index, task)
                 pending.discard(task)
                 continue
             task.cancel()
@@ -206,12 +237,30 @@ class ToolBatch:
     async def run_call(
         self, call: ToolUseBlock, found: Tool, gates: _ParallelGates, batch: _BatchState
     ) -> ToolResultBlock:
+        """One call as a task: returns its result block, or raises `_BatchAbort` when the
+        batch must stop (every failure that is not a result the model sees, whatever
+        its type, so nothing but `_BatchAbort` and the batch's own cancellation ever
+        leaves the task)."""
+        own_task = asyncio.current_task()
         tracing = self.context.tracing
-        with tracing.tool_call(call) as span:
-            block, error = await self.execute_call(call, found, gates)
-            tracing.finish_tool_call(
-                span, block, type(error).__qualname__ if error is not None else "tool_error"
-            )
+        try:
+            with tracing.tool_call(call) as span:
+                block, error = await self.execute_call(call, found, gates)
+                tracing.finish_tool_call(
+                    span, block, type(error).__qualname__ if error is not None else "tool_error"
+                )
+        except _BatchAbort:
+            raise
+        except asyncio.CancelledError as exc:
+            if _being_cancelled():
+                raise
+            raise _BatchAbort(exc) from exc
+        except GeneratorExit as exc:
+            if asyncio.current_task() is not own_task:
+                raise  # the coroutine is being closed, not failing
+            raise _BatchAbort(exc) from exc
+        except BaseException as exc:
+            raise _BatchAbort(exc) from exc
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "tool call %s (%s) finished%s",
@@ -239,6 +288,7 @@ class ToolBatch:
             invocation_id=run.invocation_id,
             depth=run.depth,
             scope=run.scope,
+            threads=run.threads,
         )
         if call.input_error is not None:
             return _error_block(call, f"invalid args: {call.input_error}"), None
@@ -248,13 +298,8 @@ class ToolBatch:
                 verdict = approver(call, context)
                 decision = await verdict if inspect.isawaitable(verdict) else verdict
                 if not isinstance(decision, Approval):
-                    raise TypeError(
-                        f"the approver returned {type(decision).__name__}, not an Approval"
-                    )
-            except asyncio.CancelledError as exc:
-                if _being_cancelled():
-                    raise
-                raise _BatchAbort(exc) from exc
+                    returned = "None" if decision is None else type(decision).__name__
+                    raise TypeError(f"the approver returned {returned}, not an Approval")
             except Exception as exc:
                 raise _BatchAbort(exc) from exc
             if not decision.allowed:
@@ -267,8 +312,6 @@ class ToolBatch:
                     if limits.rate_limiter is not None:
                         try:
                             await limits.rate_limiter.acquire(call.name)
-                        except asyncio.CancelledError:
-                            raise
                         except Exception as exc:
                             text = f"rate limiter failed: {error_text(exc)}"
                             return _error_block(call, text), exc
@@ -279,20 +322,16 @@ class ToolBatch:
                     return _error_block(call, text), exc
                 return _error_block(call, error_text(exc)), exc
             except InvalidToolArguments as exc:
-                return _error_block(call, f"invalid args: {exc}"), exc
-            except asyncio.CancelledError as exc:
-                if _being_cancelled():
-                    raise
-                raise _BatchAbort(exc) from exc
+                return _error_block(call, f"invalid args: {error_text(exc)}"), exc
             except Exception as exc:
                 return _error_block(call, error_text(exc)), exc
         try:
             converted = to_tool_result(value)
-        except TypeError as exc:
+            block = ToolResultBlock(
+                tool_use_id=call.id, content=converted.content, is_error=converted.is_error
+            )
+        except Exception as exc:
             return _error_block(call, error_text(exc)), exc
-        block = ToolResultBlock(
-            tool_use_id=call.id, content=converted.content, is_error=converted.is_error
-        )
         return block, None
 
 

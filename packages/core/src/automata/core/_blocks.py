@@ -5,7 +5,11 @@ what any single provider exposes, so nothing is flattened on the way through: th
 keeps its signature, tool results keep their error flag and rich content, and any block
 the core does not know travels as a `RawBlock` exactly as the provider produced it.
 
-Guarantee: `load_messages(dump_messages(messages)) == messages` for every transcript.
+Guarantee: `load_messages(dump_messages(messages)) == messages` for every transcript
+that `dump_messages` writes. It refuses, with `TranscriptError` naming where, what JSON
+cannot hold exactly (NaN and infinities, lone surrogates, integers too long for Python
+to read back), and `load_messages` refuses the same, so a loaded transcript always
+dumps again.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import base64
 import binascii
 import functools
 import json
+import math
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, TypeAlias
 
@@ -245,11 +251,22 @@ def messages_json(messages: Sequence[Message]) -> str:
 def dump_messages(messages: Sequence[Message]) -> str:
     """Serialize a transcript to JSON text that `load_messages` restores exactly: an
     envelope naming the format and its version (see `TRANSCRIPT_VERSION`) around the
-    messages."""
-    return (
-        f'{{"format":"{TRANSCRIPT_FORMAT}","version":{TRANSCRIPT_VERSION},'
-        f'"messages":{messages_json(messages)}}}'
-    )
+    messages.
+
+    Raises `TranscriptError` naming where for a value JSON cannot hold exactly: a NaN
+    or infinite float (JSON has none; writing `null` would change the transcript), a
+    string with a lone surrogate (not UTF-8), or an integer longer than Python reads
+    back (`sys.get_int_max_str_digits()`). Nothing is written then."""
+    problem = _unwritable(_json_fields(messages))  # pydantic would write these as null
+    if problem is not None:
+        raise TranscriptError(f"invalid transcript at {problem}")
+    try:
+        written = messages_json(messages)
+    except ValueError as exc:  # pydantic refused a string: find which, for the message
+        problem = _unwritable((str(i), m.model_dump()) for i, m in enumerate(messages))
+        where = problem or f"<root>: cannot be written as JSON ({exc})"
+        raise TranscriptError(f"invalid transcript at {where}") from None
+    return f'{{"format":"{TRANSCRIPT_FORMAT}","version":{TRANSCRIPT_VERSION},"messages":{written}}}'
 
 
 def load_messages(data: str | bytes) -> list[Message]:
@@ -259,13 +276,23 @@ def load_messages(data: str | bytes) -> list[Message]:
 
     Raises `TranscriptVersionError` for a transcript written in a newer format version
     and `TranscriptError` (naming where it failed) for anything that is not a valid
-    transcript; nothing is partially loaded.
+    transcript; nothing is partially loaded. That includes what `dump_messages` never
+    writes: `NaN`, `Infinity` and numbers too large for a float (`1e999999`), lone
+    surrogates, and JSON nested too deeply to read.
     """
     try:
         decoded = json.loads(data)
+    except RecursionError:
+        raise TranscriptError(
+            "invalid transcript at <root>: not JSON (nested too deeply)"
+        ) from None
     except ValueError as exc:
         raise TranscriptError(f"invalid transcript at <root>: not JSON ({exc})") from None
     messages = _envelope_messages(decoded) if isinstance(decoded, dict) else decoded
+    if isinstance(messages, list):
+        problem = _unwritable((str(i), m) for i, m in enumerate(messages))
+        if problem is not None:
+            raise TranscriptError(f"invalid transcript at {problem}")
     try:
         return _transcript_adapter().validate_python(messages)
     except ValidationError as exc:
@@ -299,3 +326,83 @@ def _envelope_messages(envelope: dict[str, object]) -> object:
     if "messages" not in envelope:
         raise TranscriptError("invalid transcript at messages: Field required")
     return envelope["messages"]
+
+
+def _json_fields(messages: Sequence[Message]) -> Iterable[tuple[str, object]]:
+    """Where a transcript holds free-form JSON values (tool inputs, raw block data),
+    the only places a float or an integer can be."""
+    pending: list[tuple[str, tuple[Block, ...]]] = [
+        (f"{i}.content", m.content) for i, m in enumerate(messages)
+    ]
+    for where, blocks in pending:  # grows with tool results' own blocks
+        for j, block in enumerate(blocks):
+            if isinstance(block, ToolUseBlock):
+                yield f"{where}.{j}.input", block.input
+            elif isinstance(block, RawBlock):
+                yield f"{where}.{j}.data", block.data
+            elif isinstance(block, ToolResultBlock):
+                pending.append((f"{where}.{j}.content", block.content))
+
+
+def _unwritable(roots: Iterable[tuple[str, object]]) -> str | None:
+    """The first value JSON cannot hold exactly, as "<where>: <why>", or None. Walks
+    plain data (as `model_dump` or `json.loads` give it) without recursion; scalars are
+    checked in place and only containers are queued, paths built only for those."""
+    digits = sys.get_int_max_str_digits()
+    stack: list[tuple[str, object]] = []
+    for where, value in roots:
+        problem = _scalar_problem(value, digits)
+        if problem is not None:
+            return f"{where}: {problem}"
+        stack.append((where, value))
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            items: Iterable[tuple[object, object]] = value.items()
+        elif isinstance(value, list | tuple):
+            items = enumerate(value)
+        else:
+            continue
+        for key, item in items:
+            if isinstance(key, str) and not key.isascii():
+                problem = _surrogate(key)
+                if problem is not None:
+                    return f"{where}: {problem} in a key"
+            if isinstance(item, dict | list | tuple):
+                stack.append((f"{where}.{key}", item))
+                continue
+            problem = _scalar_problem(item, digits)
+            if problem is not None:
+                return f"{where}.{key}: {problem}"
+    return None
+
+
+def _scalar_problem(value: object, digits: int) -> str | None:
+    if isinstance(value, str):
+        return None if value.isascii() else _surrogate(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return None
+        return (
+            f"{value!r} is not a finite number; JSON has no NaN or infinities, "
+            "so transcripts never hold them"
+        )
+    if isinstance(value, int) and digits and value.bit_length() > 3 * digits and _too_long(value):
+        return f"an integer of more than {digits} digits, which load_messages cannot read back"
+    return None
+
+
+def _surrogate(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"a lone surrogate ({text[exc.start]!r}) cannot be written as UTF-8 JSON"
+    return None
+
+
+def _too_long(value: int) -> bool:
+    try:
+        str(value)
+    except ValueError:
+        return True
+    return False

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from automata.core._approval import Approver
-from automata.core._batch import BatchContext, ToolBatch, error_text
+from automata.core._batch import STOPS_THE_PROGRAM, BatchContext, ToolBatch, error_text
 from automata.core._blocks import (
     Message,
     TextBlock,
@@ -53,6 +53,7 @@ from automata.core._result import RunResult
 from automata.core._scope import RunScope
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
@@ -76,6 +77,8 @@ class RunSettings:
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
+    threads: ThreadSlots = field(default_factory=ThreadSlots)
+    """The agent's sync-tool threads, shared by all its runs."""
 
 
 @dataclass(slots=True)
@@ -187,6 +190,9 @@ class RunLoop:
                     return LoopOutcome(self.result(), attempt)
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
+                if isinstance(abort, STOPS_THE_PROGRAM):
+                    self.state.stop_reason = StopReason.ERROR
+                    raise abort
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
@@ -215,6 +221,7 @@ class RunLoop:
                 scope=self.scope,
                 tracing=settings.tracing,
                 commit=self.transcript.append,
+                threads=ToolThreads(settings.threads, settings.policy.max_sync_threads),
             )
         return context
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
 
+from automata.core._threads import DEFAULT_MAX_SYNC_THREADS
+
 __all__ = ["CallBudget", "RateLimiter", "ToolLimits", "ToolPolicy"]
 
 
@@ -52,6 +54,13 @@ class ToolPolicy:
     `timeout` (seconds) covers a call's rate-limit wait and execution; `max_calls` is the
     run's total budget; `max_parallel` caps concurrently running calls; `per_tool` adds
     limits for named tools. A per-run policy replaces the agent's whole policy.
+
+    `max_sync_threads` (default 32) caps the threads the agent's sync tools (plain
+    functions registered with `tool`) run on at once. Each sync call runs on a daemon
+    thread of the agent's own, never on the event loop's default executor; a call that
+    times out leaves its thread running (Python cannot stop one), and that thread keeps
+    its place until the function returns. A call that finds every place taken waits for
+    one, within its timeout.
     """
 
     timeout: float | None = None
@@ -59,11 +68,13 @@ class ToolPolicy:
     max_parallel: int | None = None
     rate_limiter: RateLimiter | None = None
     per_tool: Mapping[str, ToolLimits] = field(default_factory=lambda: MappingProxyType({}))
+    max_sync_threads: int = DEFAULT_MAX_SYNC_THREADS
 
     def __post_init__(self) -> None:
         _check_positive("timeout", self.timeout)
         _check_positive("max_calls", self.max_calls, allow_zero=True)
         _check_positive("max_parallel", self.max_parallel)
+        _check_positive("max_sync_threads", self.max_sync_threads)
         object.__setattr__(self, "per_tool", MappingProxyType(dict(self.per_tool)))
 
     def limits_for(self, tool_name: str) -> ToolLimits:

@@ -244,6 +244,9 @@ async def _loop_with_hooks(
             result = getattr(error, "result", None) or result
         await _after_run(plan.post_run, result, error)
         raise
+    except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
+        await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
+        raise
     if finish:
         await _after_run(plan.post_run, outcome.result, None)
     return outcome

@@ -2,13 +2,12 @@
 
 `tool` derives the JSON schema from type hints (`Annotated[T, "description"]`, pydantic
 models, defaults) and the docstring, validates the model's arguments before the function
-runs, runs sync functions off the event loop, and turns whatever the function returns
-into a `ToolResult`.
+runs, runs sync functions on the agent's own bounded threads (see `_threads`), and
+turns whatever the function returns into a `ToolResult`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import re
@@ -18,10 +17,19 @@ from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
-from automata.core._blocks import Block, ImageBlock, TextBlock, ToolUseBlock
+from automata.core._blocks import (
+    Block,
+    ImageBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from automata.core._errors import AutomataError, ToolDefinitionError
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
+from automata.core._threads import ThreadSlots, ToolThreads
 
 __all__ = [
     "InvalidToolArguments",
@@ -93,6 +101,9 @@ class ToolContext:
     scope: RunScope = field(default_factory=RunScope, repr=False, compare=False)
     """The run's event sink and shared call budget, which sub-agent tools pass on to
     the runs they start; the default is a run nobody streams, without a budget."""
+    threads: ToolThreads | None = field(default=None, repr=False, compare=False)
+    """The agent's sync-tool threads, bounded by the run's `ToolPolicy.max_sync_threads`;
+    None outside a run, where a sync tool gets a thread of its own."""
 
 
 class Tool(Protocol):
@@ -131,10 +142,12 @@ def to_tool_result(value: object) -> ToolResult:
 
     Strings are text; `ToolResult` is kept; blocks become content; `None` is empty text;
     pydantic models and JSON values are serialized to JSON text. Anything else raises
-    `TypeError` naming the type, which the loop reports to the model as an error.
+    `TypeError` naming the type, which the loop reports to the model as an error; so
+    does a malformed `ToolResult` (content that is not a tuple or list of blocks, an
+    `is_error` that is not a bool), as a tool implementing `Tool` itself may return.
     """
     if isinstance(value, ToolResult):
-        return value
+        return _checked_result(value)
     if isinstance(value, str):
         return ToolResult.text(value)
     if value is None:
@@ -156,6 +169,36 @@ def to_tool_result(value: object) -> ToolResult:
             f"tool returned a {type(value).__name__}, which cannot be shown to the model; "
             "return str, ToolResult, blocks, a pydantic model or JSON-serializable data"
         ) from None
+
+
+_BLOCK_CLASSES = (TextBlock, ImageBlock, RawBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+
+
+def _checked_result(result: ToolResult) -> ToolResult:
+    """`result` if it is well formed (its fields hold what their types say), else a
+    `TypeError` naming what is wrong."""
+    content: object = result.content
+    fix = (
+        "which cannot be shown to the model; "
+        "its content must be blocks (TextBlock, ImageBlock, ...)"
+    )
+    if not isinstance(content, tuple | list):
+        raise TypeError(
+            f"tool returned a ToolResult whose content is a {type(content).__name__}, {fix}"
+        )
+    for item in content:
+        if not isinstance(item, _BLOCK_CLASSES):
+            raise TypeError(
+                f"tool returned a ToolResult whose content holds a {type(item).__name__}, {fix}"
+            )
+    if not isinstance(result.is_error, bool):
+        raise TypeError(
+            f"tool returned a ToolResult whose is_error is a {type(result.is_error).__name__}, "
+            "not a bool"
+        )
+    if isinstance(content, list):
+        return ToolResult(content=tuple(content), is_error=result.is_error)
+    return result
 
 
 def _json_default(value: object) -> object:
@@ -242,7 +285,8 @@ class FunctionTool:
         if self.is_async:
             value = await self.function(**kwargs)
         else:
-            value = await asyncio.to_thread(self.function, **kwargs)
+            threads = context.threads or ToolThreads(ThreadSlots())
+            value = await threads.run(f"automata-tool-{self.name}", self.function, **kwargs)
         return to_tool_result(value)
 
 
