@@ -199,7 +199,7 @@ def one_block_stream(opening: dict[str, Any], *deltas: dict[str, Any]) -> Reply:
 async def test_unknown_deltas_of_an_unknown_block_are_folded_into_it(
     server: WireServer, provider: AnthropicProvider
 ) -> None:
-    memo = {"type": "memo", "notes": None, "tags": [], "level": 1}
+    memo: dict[str, Any] = {"type": "memo", "notes": None, "tags": [], "level": 1}
     delta = {"type": "memo_delta", "notes": "ab", "tags": ["x"], "level": 2}
     server.enqueue(one_block_stream(memo, delta, {**delta, "notes": "cd", "tags": ["y"]}))
     response = await final_response(
@@ -223,12 +223,16 @@ async def test_an_unknown_delta_of_a_text_block_fails_the_reply_loudly(
             {"type": "emphasis_delta", "style": "bold"},
         )
     )
-    items = []
-    with pytest.raises(ProviderError) as caught:
+    items: list[object] = []
+
+    async def read() -> None:
         async for item in provider.stream(ModelRequest(messages=(Message.user("hi"),))):
             items.append(item)
+
+    with pytest.raises(ProviderError) as caught:
+        await read()
     assert items == [TextDelta("Hel")]
-    assert str(caught.value) == "anthropic: a text block cannot take a emphasis_delta delta"
+    assert str(caught.value) == "anthropic: unexpected emphasis_delta in a text block"
     assert not caught.value.retryable
 
 

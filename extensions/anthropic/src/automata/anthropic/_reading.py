@@ -296,7 +296,7 @@ class StreamAccumulator:
             pending.data["citations"] = [*(citations or ()), citation]
         elif kind in _TAKES:
             raise ProviderError(
-                f"{PROVIDER}: a {kind} block cannot take a {delta_kind} delta",
+                f"{PROVIDER}: unexpected {delta_kind} in a {kind} block",
                 provider=PROVIDER,
             )
         else:
