@@ -248,6 +248,13 @@ class _Pending:
 
 
 _NOTHING: Final[tuple[Delta, ...]] = ()
+# The text each known delta carries.
+_TEXT_FIELDS: Final[Mapping[str, str]] = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+    "signature_delta": "signature",
+}
 # The deltas each modelled block type takes (signature_delta is thinking's).
 _TAKES: Final[Mapping[str, frozenset[str]]] = {
     "text": frozenset({"text_delta", "citations_delta"}),
@@ -277,6 +284,11 @@ class StreamAccumulator:
     def _delta(self, pending: _Pending, delta: Any) -> tuple[Delta, ...]:
         delta_kind = delta.type
         kind = pending.kind
+        field = _TEXT_FIELDS.get(delta_kind)
+        if field is not None and not isinstance(getattr(delta, field, None), str | None):
+            raise ProviderError(
+                f"{PROVIDER}: a {delta_kind} whose {field} is not a string", provider=PROVIDER
+            )
         if kind == "text" and delta_kind == "text_delta":
             if delta.text:
                 pending.parts.append(delta.text)
@@ -289,7 +301,9 @@ class StreamAccumulator:
             if delta.partial_json:
                 pending.json.append(delta.partial_json)
         elif kind == "thinking" and delta_kind == "signature_delta":
-            pending.data["signature"] = (pending.data.get("signature") or "") + delta.signature
+            pending.data["signature"] = (pending.data.get("signature") or "") + (
+                delta.signature or ""
+            )
         elif kind == "text" and delta_kind == "citations_delta":
             citations = pending.data.get("citations")
             citation = _data(delta.citation)
@@ -306,9 +320,13 @@ class StreamAccumulator:
     def feed(self, event: Any) -> tuple[Delta, ...]:
         kind = event.type
         if kind == "content_block_delta":
-            pending = self._blocks.get(event.index)
+            index: Any = getattr(event, "index", None)
+            pending = self._blocks.get(index)
             if pending is None:
-                return _NOTHING
+                raise ProviderError(
+                    f"{PROVIDER}: a content_block_delta for block {index!r}, which is not open",
+                    provider=PROVIDER,
+                )
             return self._delta(pending, event.delta)
         if kind == "content_block_start":
             pending = _Pending(_data(event.content_block))
