@@ -110,9 +110,20 @@ def _stream_usage(start: Any, delta: Any) -> Usage:
 
 
 def _data(block: Any) -> dict[str, Any]:
-    """A block (SDK model or dict) as the JSON the API sent."""
+    """A block (SDK model or dict) as the JSON the API sent. A modelled block that
+    carries nothing else is read field by field (the common case, and much cheaper
+    than the SDK's `to_dict`)."""
     if isinstance(block, Mapping):
         return dict(block)
+    modelled = _MODELLED.get(getattr(block, "type", None))  # type: ignore[arg-type]
+    fields: set[str] | None = getattr(block, "model_fields_set", None)
+    if (
+        modelled is not None
+        and fields is not None
+        and fields <= modelled
+        and not getattr(block, "__pydantic_extra__", None)
+    ):
+        return {name: getattr(block, name) for name in fields}
     data: dict[str, Any] = block.to_dict(warnings=False)
     return data
 
@@ -255,6 +266,7 @@ _TEXT_FIELDS: Final[Mapping[str, str]] = {
     "input_json_delta": "partial_json",
     "signature_delta": "signature",
 }
+_TEXT_TYPES: Final = frozenset({str, type(None)})
 # The deltas each modelled block type takes (signature_delta is thinking's).
 _TAKES: Final[Mapping[str, frozenset[str]]] = {
     "text": frozenset({"text_delta", "citations_delta"}),
@@ -285,7 +297,7 @@ class StreamAccumulator:
         delta_kind = delta.type
         kind = pending.kind
         field = _TEXT_FIELDS.get(delta_kind)
-        if field is not None and not isinstance(getattr(delta, field, None), str | None):
+        if field is not None and type(getattr(delta, field, None)) not in _TEXT_TYPES:
             raise ProviderError(
                 f"{PROVIDER}: a {delta_kind} whose {field} is not a string", provider=PROVIDER
             )

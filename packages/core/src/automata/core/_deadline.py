@@ -21,7 +21,8 @@ class Watch:
     read may wait (`idle`; `TAIL_GRACE` at most once `tail` is set). None turns a
     limit off.
 
-    `read(step)` awaits `step()` and raises `Expired` when a limit passes first. The
+    `read(step)` awaits `step()` and raises `Expired` when a limit passes first (a
+    hot loop can spell it out with `begin`, `end` and `expired`). The
     time between reads (the consumer's) counts towards the deadline only. One timer
     serves the whole attempt: a read costs a clock reading, not a timer of its own,
     so keeping the limits stays cheap for streams of many small events.
@@ -95,8 +96,9 @@ class Watch:
         self._fired = reason
         self._task.cancel()
 
-    async def read(self, step: Callable[[], Awaitable[T]]) -> T:
-        """`await step()` within the limits, else `Expired` (with the reason)."""
+    def begin(self) -> None:
+        """A read starts now: raises `Expired` when a limit has already passed. Pair
+        with `end()`, and call `expired()` on `CancelledError` (as `read` does)."""
         now = self._loop.time()
         self._read_started = now
         self._task = asyncio.current_task()
@@ -106,16 +108,33 @@ class Watch:
             raise Expired(reason)
         if self._handle is None:
             self._arm()
+
+    def end(self) -> None:
+        """The read is over (it returned or raised)."""
+        self._task = None
+        self._fired = None
+
+    def expired(self) -> Expired | None:
+        """On a `CancelledError` during a read: the `Expired` to raise instead when
+        this watch cancelled the read (and nobody else cancelled the task), else None
+        (the cancellation is someone else's and must propagate)."""
+        fired, self._fired = self._fired, None
+        if fired is not None and self._task is not None and self._task.uncancel() == 0:
+            return Expired(fired)
+        return None
+
+    async def read(self, step: Callable[[], Awaitable[T]]) -> T:
+        """`await step()` within the limits, else `Expired` (with the reason)."""
+        self.begin()
         try:
             return await step()
         except asyncio.CancelledError:
-            fired, self._fired = self._fired, None
-            if fired is not None and self._task is not None and self._task.uncancel() == 0:
-                raise Expired(fired) from None
+            expired = self.expired()
+            if expired is not None:
+                raise expired from None
             raise
         finally:
-            self._task = None
-            self._fired = None
+            self.end()
 
 
 class Expired(Exception):

@@ -558,7 +558,7 @@ class SDKProvider(ABC, Generic[ClientT]):
         )
         stream, assembler, watch = opened.stream, opened.assembler, opened.watch
         feed = assembler.feed
-        read = watch.read
+        begin, end = watch.begin, watch.end
         next_event = stream.__anext__
         if assembler.finished:
             watch.set_tail()
@@ -569,7 +569,17 @@ class SDKProvider(ABC, Generic[ClientT]):
             # goes back to the pool instead of being closed with bytes unread.
             while not opened.ended:
                 try:
-                    deltas = feed(await read(next_event))
+                    begin()  # `watch.read(next_event)`, inline: one coroutine less an event
+                    try:
+                        event = await next_event()
+                    except asyncio.CancelledError:
+                        expired = watch.expired()
+                        if expired is None:
+                            raise
+                        raise expired from None
+                    finally:
+                        end()
+                    deltas = feed(event)
                     if assembler.finished:
                         watch.set_tail()
                 except StopAsyncIteration:
