@@ -33,8 +33,9 @@ __all__ = ["DeadlineSuite"]
 
 _TEXT = "hello there"
 _FIRST_HALF = "hello"
-_ENOUGH = 5.0
-"""Seconds any of these tests may take: limits are 0.3 to 1 s, so this only fails
+_ENOUGH = 10.0
+"""Seconds any of these tests may take: limits are 0.3 to 1 s (1 s wherever events
+must flow before the stall, so a loaded machine does not trip them), so this only fails
 when a limit is not kept (the SDK's own timeout is 600 s)."""
 
 _AnyProviders = Providers[SDKProvider[Any]]
@@ -104,14 +105,14 @@ class DeadlineSuite(ABC):
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
         server.enqueue(self.stalled(after=self.events_before_content + 1))
-        provider = make_provider(stream_idle_timeout=0.3)
+        provider = make_provider(stream_idle_timeout=1.0)
         items: list[object] = []
         started = time.monotonic()
         with pytest.raises(ProviderTimeoutError) as caught:
             await _read(provider, _request(), items)
         assert time.monotonic() - started < _ENOUGH
         assert items == [TextDelta(_FIRST_HALF)]
-        assert str(caught.value) == self.timed_out("no event for 0.3 s")
+        assert str(caught.value) == self.timed_out("no event for 1 s")
         assert not caught.value.retryable
 
     async def test_a_stall_after_the_end_marker_keeps_the_whole_reply(
@@ -119,7 +120,7 @@ class DeadlineSuite(ABC):
     ) -> None:
         events = self.stream_events(_TEXT)
         server.enqueue(self.stalled(after=len(events) - self.events_after_end))
-        provider = make_provider(stream_idle_timeout=0.3)
+        provider = make_provider(stream_idle_timeout=1.0)
         items: list[object] = []
         started = time.monotonic()
         await _read(provider, _request(), items)
@@ -171,7 +172,7 @@ class DeadlineSuite(ABC):
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
         server.enqueue(self.stalled(after=self.events_before_content), self.answer(_TEXT))
-        provider = make_provider(stream_idle_timeout=0.3)
+        provider = make_provider(stream_idle_timeout=1.0)
         items: list[object] = []
         await _read(provider, _request(), items)
         final = items[-1]
@@ -188,18 +189,18 @@ class DeadlineSuite(ABC):
         provider = make_provider()  # the defaults: 30 minutes, 5 minutes
         items: list[object] = []
         with pytest.raises(ProviderTimeoutError) as caught:
-            await _read(provider, _request(call_timeout=0.5), items)
-        assert str(caught.value) == self.timed_out("the call took longer than 0.5 s")
+            await _read(provider, _request(call_timeout=1.0), items)
+        assert str(caught.value) == self.timed_out("the call took longer than 1 s")
 
     async def test_per_run_options_merge_with_the_agents_field_by_field(
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
         server.enqueue(self.stalled(after=self.events_before_content + 1))
-        agent = Agent(make_provider(), call_options=CallOptions(stream_idle_timeout=0.3))
+        agent = Agent(make_provider(), call_options=CallOptions(stream_idle_timeout=1.0))
         run = agent.stream("hi", call_options=CallOptions(call_timeout=60))
         with pytest.raises(IncompleteResponseError) as caught:
             await _texts(run, [])
-        assert str(caught.value.__cause__) == self.timed_out("no event for 0.3 s")
+        assert str(caught.value.__cause__) == self.timed_out("no event for 1 s")
 
     def test_limits_must_be_positive(self, make_provider: _AnyProviders) -> None:
         with pytest.raises(ValueError, match=r"^call_timeout must be positive or None, got 0$"):
