@@ -48,6 +48,12 @@ def stream_events(body: dict[str, Any]) -> list[bytes]:
         if kind == "text":
             opening: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": t} for t in halves(block["text"])]
+            if "citations" in block:
+                # The API opens a cited block with no citations and sends each one as a
+                # citations_delta ahead of the text.
+                opening["citations"] = []
+                cited = [{"type": "citations_delta", "citation": c} for c in block["citations"]]
+                deltas = cited + deltas
         elif kind == "thinking":
             opening = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": t} for t in halves(block["thinking"])]

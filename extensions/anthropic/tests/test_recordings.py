@@ -291,7 +291,17 @@ async def test_tool_result_images_are_sent_inline_and_by_url_as_the_vendor_accep
 class TestRecordings(RecordingChecks):
     fixtures = FIXTURES
     replayed = frozenset(
-        {ROUNDTRIP, THINKING_STREAM, TOOL_STREAM, IMAGES, "anthropic_error_400.yaml"}
+        {
+            ROUNDTRIP,
+            THINKING_STREAM,
+            TOOL_STREAM,
+            IMAGES,
+            "anthropic_error_400.yaml",
+            # replayed in test_recordings_features.py
+            "anthropic_web_search_citations.yaml",
+            "anthropic_stream_compaction_delta_iterations.yaml",
+            "anthropic_usage_iterations_advisor.yaml",
+        }
     )
     failure = "anthropic_error_400.yaml"
     failure_message = (

@@ -460,3 +460,32 @@ async def test_conversation_cache_is_off_by_default(
 ) -> None:
     body = await sent(server, provider, ask(Message.user("hi")))
     assert "cache_control" not in body["messages"][0]["content"][0]
+
+
+CITATION = {"type": "char_location", "cited_text": "x", "document_index": 0}
+
+
+async def test_anthropic_fields_kept_on_blocks_go_back_and_never_replace_modelled_ones(
+    server: WireServer, provider: AnthropicProvider
+) -> None:
+    text = TextBlock(
+        text="cited",
+        extra={"anthropic": {"citations": [CITATION], "text": "not this"}, "openai": {"x": 1}},
+    )
+    call = ToolUseBlock(
+        id="toolu_1",
+        name="weather",
+        input={},
+        extra={"anthropic": {"caller": {"type": "code_execution_20250825", "tool_id": "s"}}},
+    )
+    body = await sent(server, provider, ask(Message.user("hi"), Message.assistant([text, call])))
+    assert body["messages"][1]["content"] == [
+        {"type": "text", "text": "cited", "citations": [CITATION]},
+        {
+            "type": "tool_use",
+            "id": "toolu_1",
+            "name": "weather",
+            "input": {},
+            "caller": {"type": "code_execution_20250825", "tool_id": "s"},
+        },
+    ]

@@ -26,9 +26,11 @@ from automata.core.providers import (
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
-    DEFAULT_RETRY_STATUSES Block CallOptions Delta ImageBlock Message MissingAPIKeyError
-    ModelRequest ModelResponse OutputSchema ProviderError ProviderStreamItem RawBlock
-    RetryPolicy SDKClient SDKOptions SDKProvider SDKStream StopReason StreamAssembler
+    DEFAULT_CALL_TIMEOUT DEFAULT_RETRY_STATUSES DEFAULT_STREAM_IDLE_TIMEOUT TAIL_GRACE
+    Block CallOptions Delta ImageBlock Message MissingAPIKeyError
+    ModelRequest ModelResponse OutputSchema ProviderError ProviderStreamItem
+    ProviderTimeoutError RawBlock RetryPolicy SDKClient SDKOptions SDKProvider SDKStream
+    StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolResultBlock ToolSpec ToolUseBlock
     Usage parse_retry_after retry
 """

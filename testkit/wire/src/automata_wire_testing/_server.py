@@ -3,8 +3,9 @@
 The official SDK client is pointed at it with `base_url`, so requests go through the
 SDK's real transport, JSON encoding and SSE decoding. Each reply is JSON or a
 `text/event-stream` body sent event by event; a reply can also drop the connection
-part-way, and the server can hold one request in flight until released (for
-cancellation tests). Every request body it receives is recorded.
+part-way, stall (with or without keepalives) until the server is reset, and the
+server can hold one request in flight until released (for cancellation tests).
+Every request body it receives is recorded.
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ class Reply:
     `drop_after` cuts the connection after that many events have been sent. `body`,
     when set (and `events` is not), is sent as is instead of `json_body`, with the
     content type of `headers` (`text/plain` without one), for a server that answers
-    with something other than JSON.
+    with something other than JSON. `stall_after` stops sending after that many events
+    but keeps the connection open, sending `keepalive` (when given) every
+    `keepalive_every` seconds, until the server is reset or stopped. `stall_before`
+    sends nothing at all, not even the response headers, until then (a server that
+    never answers).
     """
 
     status: int = 200
@@ -55,6 +60,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     drop_after: int | None = None
     body: bytes | None = None
+    stall_after: int | None = None
+    keepalive: bytes | None = None
+    keepalive_every: float = 0.05
+    stall_before: bool = False
 
     @classmethod
     def sse(cls, body: str | bytes, *, drop_after: int | None = None) -> Reply:
@@ -106,6 +115,7 @@ class WireServer:
         self._hold_armed = False
         self._held = threading.Event()
         self._released = threading.Event()
+        self._generation = 0  # bumped by reset() and stop(): stalled replies end
         app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["POST", "GET"])])
         config = uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="critical", lifespan="off", access_log=False
@@ -126,6 +136,7 @@ class WireServer:
         return self
 
     def stop(self) -> None:
+        self._generation += 1
         self._released.set()
         self._server.should_exit = True
         self._thread.join(timeout=10)
@@ -143,7 +154,9 @@ class WireServer:
     # scripting -------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Forget every request and scripted reply (routes included)."""
+        """Forget every request and scripted reply (routes included); stalled replies
+        end."""
+        self._generation += 1
         self.received.clear()
         self._queue.clear()
         self._routes.clear()
@@ -204,6 +217,10 @@ class WireServer:
         if responder is None:
             return Response(json.dumps({"error": "no scripted reply"}), status_code=599)
         reply = responder(body) if callable(responder) else responder
+        if reply.stall_before:
+            async for _ in self._stall(None, 0.05):
+                pass  # pragma: no cover - no keepalive: nothing is yielded
+            return Response(json.dumps({"error": "stalled"}), status_code=599)
         headers = dict(reply.headers)
         if reply.events is None and reply.body is not None:
             media_type = headers.pop("content-type", "text/plain")
@@ -224,11 +241,24 @@ class WireServer:
             media_type="text/event-stream",
         )
 
+    async def _stall(self, keepalive: bytes | None, every: float) -> AsyncIterator[bytes]:
+        """Wait, yielding `keepalive` every `every` seconds when given, until reset."""
+        generation = self._generation
+        while self._generation == generation:
+            await asyncio.sleep(every)
+            if keepalive is not None:
+                yield keepalive
+
     async def _events(self, reply: Reply) -> AsyncIterator[bytes]:
         assert reply.events is not None
         for sent, event in enumerate(reply.events):
             if reply.drop_after is not None and sent >= reply.drop_after:
                 raise DroppedConnection
+            if reply.stall_after is not None and sent >= reply.stall_after:
+                break
             yield event
             if self._pace:
                 await asyncio.sleep(0)
+        if reply.stall_after is not None:
+            async for keepalive in self._stall(reply.keepalive, reply.keepalive_every):
+                yield keepalive

@@ -8,13 +8,8 @@ from typing import Any, Final, Literal, Unpack
 
 from anthropic import AsyncAnthropic
 from automata.anthropic._errors import vendor_error
-from automata.anthropic._wire import (
-    PROVIDER,
-    StreamAccumulator,
-    WireSettings,
-    build_params,
-    response_from,
-)
+from automata.anthropic._reading import StreamAccumulator, response_from
+from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
     ModelRequest,
     ProviderError,

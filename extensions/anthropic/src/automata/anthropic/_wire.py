@@ -1,16 +1,14 @@
-"""Mapping between automata's blocks and the Anthropic Messages API wire format.
+"""Automata's blocks as the Anthropic Messages API reads them (requests).
 
-Outbound, `build_params` turns a `ModelRequest` into the keyword arguments of
-`AsyncAnthropic.messages.create`; inbound, `message_from_content` and
-`StreamAccumulator` turn what the API sends back into blocks. Everything is plain
-dicts on the way out: nothing of the request (or of a RawBlock's data) is shared
-with, or changed by, what is sent.
+`build_params` turns a `ModelRequest` into the keyword arguments of
+`AsyncAnthropic.messages.create`. Everything is plain dicts on the way out: nothing
+of the request (or of a RawBlock's data, or a block's `extra`) is shared with, or
+changed by, what is sent. Replies are read in `_reading.py`.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -18,21 +16,16 @@ from typing import Any, Final
 from automata.core.providers import (
     Block,
     CallOptions,
-    Delta,
     ImageBlock,
     Message,
     ModelRequest,
-    ModelResponse,
     RawBlock,
     StopReason,
     TextBlock,
-    TextDelta,
     ThinkingBlock,
-    ThinkingDelta,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
 )
 
 PROVIDER: Final = "anthropic"
@@ -106,20 +99,37 @@ def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
     return wire
 
 
+def _with_extra(
+    wire: dict[str, Any], block: TextBlock | ThinkingBlock | ToolUseBlock
+) -> dict[str, Any]:
+    """`wire` plus the fields this provider kept on the block when it read it (text
+    citations, ...), never overriding what the block models. The values are the
+    block's own (shared, not copied: nothing here changes them)."""
+    extra = block.extra.get(PROVIDER) if block.extra else None
+    if isinstance(extra, dict):
+        for key, value in extra.items():
+            wire.setdefault(key, value)
+    return wire
+
+
 def _block(block: Block, *, assistant: bool) -> dict[str, Any] | None:
     """One block on the wire, or None when Anthropic must not (or cannot) see it."""
     if isinstance(block, TextBlock):
         # The API rejects empty text blocks; an empty one carries nothing anyway.
-        return {"type": "text", "text": block.text} if block.text else None
+        if not block.text:
+            return None
+        return _with_extra({"type": "text", "text": block.text}, block)
     if isinstance(block, ToolUseBlock):
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+        wire = {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+        return _with_extra(wire, block)
     if isinstance(block, ToolResultBlock):
         return _tool_result(block)
     if isinstance(block, ThinkingBlock):
         # Only signed thinking can be replayed; an unsigned block (another vendor's,
         # or a hand-written one) would be rejected, so it stays in the transcript only.
         if assistant and block.signature:
-            return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+            wire = {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+            return _with_extra(wire, block)
         return None
     if isinstance(block, ImageBlock):
         return None if assistant else _image(block)
@@ -260,184 +270,3 @@ def build_params(request: ModelRequest, settings: WireSettings) -> dict[str, Any
     if output_config:
         params["output_config"] = output_config
     return params
-
-
-# --------------------------------------------------------------------------- inbound
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) else 0
-
-
-def usage_from(raw: Any) -> Usage:
-    """Core usage from an SDK `Usage`/`MessageDeltaUsage` (missing counts are 0)."""
-    return Usage(
-        input_tokens=_int(getattr(raw, "input_tokens", 0)),
-        output_tokens=_int(getattr(raw, "output_tokens", 0)),
-        cache_read_tokens=_int(getattr(raw, "cache_read_input_tokens", 0)),
-        cache_write_tokens=_int(getattr(raw, "cache_creation_input_tokens", 0)),
-    )
-
-
-def _raw(block: Any) -> RawBlock:
-    data = block.to_dict() if hasattr(block, "to_dict") else dict(block)
-    return RawBlock(provider=PROVIDER, data=data)
-
-
-def block_from(block: Any) -> Block:
-    """A core block for one SDK content block (unknown kinds are kept raw)."""
-    kind = getattr(block, "type", None)
-    if kind == "text":
-        return TextBlock(text=block.text)
-    if kind == "thinking":
-        return ThinkingBlock(thinking=block.thinking, signature=block.signature or "")
-    if kind == "tool_use":
-        return ToolUseBlock(id=block.id, name=block.name, input=_object(block.input))
-    return _raw(block)
-
-
-def _object(value: object) -> dict[str, Any]:
-    # Tool input is always a JSON object on this API; anything else carries nothing.
-    return value if isinstance(value, dict) else {}
-
-
-def response_from(message: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call."""
-    raw_stop = message.stop_reason or ""
-    return ModelResponse(
-        message=Message(role="assistant", content=tuple(block_from(b) for b in message.content)),
-        stop_reason=map_stop_reason(raw_stop),
-        usage=usage_from(message.usage),
-        raw_stop_reason=raw_stop,
-        model=message.model or "",
-    )
-
-
-class _Pending:
-    """One content block being assembled from stream events."""
-
-    __slots__ = ("json", "kind", "parts", "signature", "start")
-
-    def __init__(self, kind: str, start: Any) -> None:
-        self.kind = kind
-        self.start = start
-        self.parts: list[str] = []
-        self.json: list[str] = []
-        self.signature = ""
-
-    def finish(self) -> Block:
-        if self.kind == "text":
-            return TextBlock(text="".join(self.parts))
-        if self.kind == "thinking":
-            return ThinkingBlock(thinking="".join(self.parts), signature=self.signature)
-        if self.kind == "tool_use":
-            arguments = "".join(self.json)
-            value = json.loads(arguments) if arguments else self.start.input
-            return ToolUseBlock(id=self.start.id, name=self.start.name, input=_object(value))
-        raw = _raw(self.start)
-        if self.json:
-            # Server tool calls stream their input like tool_use does.
-            data = dict(raw.data)
-            data["input"] = json.loads("".join(self.json))
-            return RawBlock(provider=PROVIDER, data=data)
-        return raw
-
-
-_NOTHING: Final[tuple[Delta, ...]] = ()
-
-
-class StreamAccumulator:
-    """Folds Messages API stream events into deltas and one final `ModelResponse`.
-
-    `feed` returns the deltas to hand on (at most one per event; empty when the event
-    carries none). `finished` turns true at `message_stop`; `response()` is only valid
-    then. Implements `automata.core.providers.StreamAssembler`.
-    """
-
-    def __init__(self) -> None:
-        self._blocks: dict[int, _Pending] = {}
-        self._done: dict[int, Block] = {}
-        self._start_usage: Any = None
-        self._delta_usage: Any = None
-        self._stop_reason = ""
-        self._model = ""
-        self.finished = False
-
-    def feed(self, event: Any) -> tuple[Delta, ...]:
-        kind = event.type
-        if kind == "content_block_delta":
-            pending = self._blocks.get(event.index)
-            if pending is None:
-                return _NOTHING
-            delta = event.delta
-            delta_kind = delta.type
-            if delta_kind == "text_delta":
-                if delta.text:
-                    pending.parts.append(delta.text)
-                    return (TextDelta(delta.text),)
-            elif delta_kind == "thinking_delta":
-                if delta.thinking:
-                    pending.parts.append(delta.thinking)
-                    return (ThinkingDelta(delta.thinking),)
-            elif delta_kind == "input_json_delta":
-                if delta.partial_json:
-                    pending.json.append(delta.partial_json)
-            elif delta_kind == "signature_delta":
-                pending.signature += delta.signature
-            return _NOTHING
-        if kind == "content_block_start":
-            block = event.content_block
-            pending = _Pending(block.type, block)
-            self._blocks[event.index] = pending
-            initial = getattr(block, "text", None) if block.type == "text" else None
-            if block.type == "thinking":
-                initial = block.thinking
-                pending.signature = block.signature or ""
-            if initial:
-                pending.parts.append(initial)
-                return (TextDelta(initial),) if block.type == "text" else (ThinkingDelta(initial),)
-            return _NOTHING
-        if kind == "content_block_stop":
-            pending = self._blocks.pop(event.index, None)
-            if pending is not None:
-                self._done[event.index] = pending.finish()
-            return _NOTHING
-        if kind == "message_start":
-            self._start_usage = event.message.usage
-            self._model = event.message.model or ""
-        elif kind == "message_delta":
-            self._delta_usage = event.usage
-            if event.delta.stop_reason:
-                self._stop_reason = event.delta.stop_reason
-        elif kind == "message_stop":
-            self.finished = True
-        return _NOTHING
-
-    def _usage(self) -> Usage:
-        start, delta = self._start_usage, self._delta_usage
-        # message_delta counts are cumulative and win when present.
-        values = {}
-        for field, wire in (
-            ("input_tokens", "input_tokens"),
-            ("output_tokens", "output_tokens"),
-            ("cache_read_tokens", "cache_read_input_tokens"),
-            ("cache_write_tokens", "cache_creation_input_tokens"),
-        ):
-            later = getattr(delta, wire, None)
-            value = later if later is not None else getattr(start, wire, None)
-            values[field] = _int(value)
-        return Usage(**values)
-
-    def response(self) -> ModelResponse:
-        # Blocks never stopped (should not happen after message_stop) are kept too.
-        for index, pending in self._blocks.items():
-            self._done[index] = pending.finish()
-        self._blocks.clear()
-        blocks = tuple(self._done[i] for i in sorted(self._done))
-        return ModelResponse(
-            message=Message(role="assistant", content=blocks),
-            stop_reason=map_stop_reason(self._stop_reason),
-            usage=self._usage(),
-            raw_stop_reason=self._stop_reason,
-            model=self._model,
-        )

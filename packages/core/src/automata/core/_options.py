@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["CallOptions", "ToolChoice"]
 
@@ -25,6 +25,10 @@ class CallOptions(BaseModel):
     stop_sequences: tuple[str, ...] | None = None
     tool_choice: ToolChoice | None = None
     thinking_budget: int | None = None
+    call_timeout: float | None = Field(default=None, gt=0)
+    """The most one attempt of a call may take, start to end of the reply."""
+    stream_idle_timeout: float | None = Field(default=None, gt=0)
+    """The longest a stream may go without an event (or its response headers)."""
 
     def merged(self, over: CallOptions | None) -> CallOptions:
         """These options with every field that `over` sets replaced by its value."""

@@ -22,6 +22,13 @@ and every type a provider reads or returns.
   seen) only loses the tail of the body and is ignored. A body that ends before its
   end marker is an error: retryable before the first delta, final after it.
   Cancellation always propagates as `asyncio.CancelledError` and closes the response.
+- **Deadlines.** Each attempt of a call ends within `call_timeout` seconds (default
+  `DEFAULT_CALL_TIMEOUT`), keepalives or not, and a stream that sends no event for
+  `stream_idle_timeout` seconds (default `DEFAULT_STREAM_IDLE_TIMEOUT`; the wait for
+  its response headers included) is given up; a request's `CallOptions` override
+  both. Either raises `ProviderTimeoutError`: retryable before the first delta,
+  final after it. Once the end marker was seen, the rest of the body gets at most
+  `TAIL_GRACE` seconds.
 
 ## Writing a provider
 
@@ -70,6 +77,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deadline import TAIL_GRACE, Expired, Watch
 from automata.core._errors import ProviderError
 from automata.core._options import CallOptions
 from automata.core._provider import (
@@ -86,7 +94,10 @@ from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
 __all__ = [
+    "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_RETRY_STATUSES",
+    "DEFAULT_STREAM_IDLE_TIMEOUT",
+    "TAIL_GRACE",
     "Block",
     "CallOptions",
     "Delta",
@@ -98,6 +109,7 @@ __all__ = [
     "OutputSchema",
     "ProviderError",
     "ProviderStreamItem",
+    "ProviderTimeoutError",
     "RawBlock",
     "RetryPolicy",
     "SDKClient",
@@ -121,6 +133,15 @@ __all__ = [
 DEFAULT_RETRY_STATUSES: Final = frozenset({429, 503, 529})
 """Rate limited, unavailable, overloaded: worth repeating after a wait."""
 
+DEFAULT_CALL_TIMEOUT: Final = 1800.0
+"""Seconds one attempt of a call may take in all (30 minutes): room for the longest
+replies current models stream (128k output tokens at about 80 tokens a second), and
+a bound where the SDK's own timeout, which applies to each read, has none."""
+
+DEFAULT_STREAM_IDLE_TIMEOUT: Final = 300.0
+"""Seconds a stream may go without an event (5 minutes): longer than a reasoning
+model stays silent while it thinks, half the SDK's 600 s read timeout."""
+
 Delta = TextDelta | ThinkingDelta
 """What a stream hands on before its final `ModelResponse`."""
 
@@ -128,6 +149,12 @@ Delta = TextDelta | ThinkingDelta
 class MissingAPIKeyError(ProviderError):
     """A provider was built without a client and found no API key. The message names
     the environment variable to set and the `api_key=` argument."""
+
+
+class ProviderTimeoutError(ProviderError):
+    """A call ran past its `call_timeout`, or its stream went `stream_idle_timeout`
+    seconds without an event. Retryable before the first delta; after it, final (the
+    agent loop reports it as `IncompleteResponseError`, keeping the partial reply)."""
 
 
 class SDKOptions(TypedDict, total=False):
@@ -139,6 +166,8 @@ class SDKOptions(TypedDict, total=False):
     retry_policy: RetryPolicy | None
     retry_statuses: Collection[int]
     timeout: float | None
+    call_timeout: float | None
+    stream_idle_timeout: float | None
     sleep: Callable[[float], Awaitable[object]]
 
 
@@ -185,6 +214,7 @@ class _Opened:
     assembler: StreamAssembler
     first: Sequence[Delta]
     ended: bool
+    watch: Watch
 
 
 class SDKProvider(ABC, Generic[ClientT]):
@@ -231,8 +261,16 @@ class SDKProvider(ABC, Generic[ClientT]):
         retry_policy: RetryPolicy | None = None,
         retry_statuses: Collection[int] = DEFAULT_RETRY_STATUSES,
         timeout: float | None = None,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
+        for name, limit in (
+            ("call_timeout", call_timeout),
+            ("stream_idle_timeout", stream_idle_timeout),
+        ):
+            if limit is not None and not limit > 0:
+                raise ValueError(f"{name} must be positive or None, got {limit}")
         if client is not None and (api_key is not None or base_url is not None):
             raise ValueError("pass either client or api_key/base_url, not both")
         if client is None and not self.has_credentials(api_key):
@@ -250,6 +288,8 @@ class SDKProvider(ABC, Generic[ClientT]):
         self._model = model
         self.retry_policy = retry_policy or RetryPolicy()
         self.retry_statuses = frozenset(retry_statuses)
+        self.call_timeout = call_timeout
+        self.stream_idle_timeout = stream_idle_timeout
         self._sleep = sleep
 
     @property
@@ -379,6 +419,8 @@ class SDKProvider(ABC, Generic[ClientT]):
         retryable then."""
         if isinstance(error, ProviderError):
             mapped = error
+        elif isinstance(error, Expired):
+            mapped = self._timed_out(str(error))
         else:
             vendor = self.vendor_error(error)
             if vendor is None:
@@ -388,7 +430,10 @@ class SDKProvider(ABC, Generic[ClientT]):
                 )
             mapped = vendor
         if after_content and mapped.retryable:
-            return ProviderError(
+            final = (
+                ProviderTimeoutError if isinstance(mapped, ProviderTimeoutError) else ProviderError
+            )
+            return final(
                 str(mapped),
                 provider=mapped.provider,
                 status=mapped.status,
@@ -415,17 +460,35 @@ class SDKProvider(ABC, Generic[ClientT]):
 
     # ---------------------------------------------------------------------- calls
 
+    def _watch(self, options: CallOptions, *, streaming: bool) -> Watch:
+        """The limits of one attempt: the request's, else the provider's (a call that
+        does not stream has no idle limit: its reply comes whole)."""
+        call_timeout = options.call_timeout or self.call_timeout
+        idle = (options.stream_idle_timeout or self.stream_idle_timeout) if streaming else None
+        return Watch(call_timeout, idle)
+
+    def _timed_out(self, reason: str) -> ProviderTimeoutError:
+        return ProviderTimeoutError(
+            f"{self.provider_name}: timed out: {reason}",
+            provider=self.provider_name,
+            retryable=True,
+        )
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """One whole reply. Retryable failures are retried per `retry_policy`."""
+        """One whole reply. Retryable failures are retried per `retry_policy`; each
+        attempt ends within the call's deadline."""
         params = self.call_params(request)
         if self.completes_by_streaming(params):
             return await self._complete_by_streaming(request)
 
         async def attempt() -> ModelResponse:
+            watch = self._watch(request.options, streaming=False)
             try:
-                return self.parse_response(await self.send(params))
+                return self.parse_response(await watch.read(lambda: self.send(params)))
             except Exception as error:
                 raise self.map_error(error) from error
+            finally:
+                watch.close()
 
         return await retry(attempt, self.retry_policy, sleep=self._sleep)
 
@@ -445,30 +508,37 @@ class SDKProvider(ABC, Generic[ClientT]):
             retryable=retryable,
         )
 
-    async def _open(self, params: dict[str, Any]) -> _Opened:
+    async def _open(self, params: dict[str, Any], options: CallOptions) -> _Opened:
         """Start a stream and read it up to its first deltas (or its end); failures
         here are still retryable because nothing has been handed on."""
+        watch = self._watch(options, streaming=True)
         try:
-            stream: SDKStream = await self.send(params)
-        except Exception as error:
-            raise self.map_error(error) from error
+            stream: SDKStream = await watch.read(lambda: self.send(params))
+        except BaseException as error:
+            watch.close()
+            if isinstance(error, Exception):
+                raise self.map_error(error) from error
+            raise
         assembler = self.new_assembler()
         try:
             while True:
                 try:
-                    event = await stream.__anext__()
+                    event = await watch.read(stream.__anext__)
                 except StopAsyncIteration:
                     if not assembler.finished:
                         raise self._ended_early(retryable=True) from None
-                    return _Opened(stream, assembler, (), ended=True)
+                    return _Opened(stream, assembler, (), ended=True, watch=watch)
                 except Exception:
                     if assembler.finished:  # the reply is whole; only the tail is lost
-                        return _Opened(stream, assembler, (), ended=True)
+                        return _Opened(stream, assembler, (), ended=True, watch=watch)
                     raise
                 deltas = assembler.feed(event)
                 if deltas:
-                    return _Opened(stream, assembler, deltas, ended=False)
+                    return _Opened(stream, assembler, deltas, ended=False, watch=watch)
+                if assembler.finished:
+                    watch.set_tail()
         except BaseException as error:
+            watch.close()
             await stream.close()
             if isinstance(error, Exception):
                 raise self.map_error(error) from error
@@ -478,12 +548,20 @@ class SDKProvider(ABC, Generic[ClientT]):
         """Deltas as they arrive, then one `ModelResponse`.
 
         A failure after a delta was yielded raises a non-retryable `ProviderError`
-        (the agent loop reports it as an incomplete response).
+        (the agent loop reports it as an incomplete response); so does running past
+        the call's deadline or idle limit then (`ProviderTimeoutError`).
         """
         params = self.stream_params(self.call_params(request))
-        opened = await retry(lambda: self._open(params), self.retry_policy, sleep=self._sleep)
-        stream, assembler = opened.stream, opened.assembler
+        options = request.options
+        opened = await retry(
+            lambda: self._open(params, options), self.retry_policy, sleep=self._sleep
+        )
+        stream, assembler, watch = opened.stream, opened.assembler, opened.watch
         feed = assembler.feed
+        begin, end = watch.begin, watch.end
+        next_event = stream.__anext__
+        if assembler.finished:
+            watch.set_tail()
         try:
             for delta in opened.first:
                 yield delta
@@ -491,7 +569,19 @@ class SDKProvider(ABC, Generic[ClientT]):
             # goes back to the pool instead of being closed with bytes unread.
             while not opened.ended:
                 try:
-                    deltas = feed(await stream.__anext__())
+                    begin()  # `watch.read(next_event)`, inline: one coroutine less an event
+                    try:
+                        event = await next_event()
+                    except asyncio.CancelledError:
+                        expired = watch.expired()
+                        if expired is None:
+                            raise
+                        raise expired from None
+                    finally:
+                        end()
+                    deltas = feed(event)
+                    if assembler.finished:
+                        watch.set_tail()
                 except StopAsyncIteration:
                     break
                 except Exception as error:
@@ -501,7 +591,12 @@ class SDKProvider(ABC, Generic[ClientT]):
                 for delta in deltas:
                     yield delta
         finally:
+            watch.close()
             await stream.close()
         if not assembler.finished:
             raise self._ended_early(retryable=False)
-        yield assembler.response()
+        try:
+            response = assembler.response()
+        except Exception as error:
+            raise self.map_error(error, after_content=True) from error
+        yield response

@@ -1,0 +1,141 @@
+"""Tool arguments the model sent that are not a JSON object never reach the tool.
+
+A string `input` in a JSON reply, or `input_json_delta` fragments that join into
+something other than an object (or stop part-way), become a `ToolUseBlock` with empty
+`input` and `input_error` set, in both modes alike; the agent loop then answers the
+call with `invalid args: ...` without running the tool (docs/loop.md L16).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from automata_wire_testing import Reply, WireServer, final_response, sse_event
+
+from automata.anthropic import AnthropicProvider
+from automata.core import Agent, Message, ModelRequest, ToolResultBlock, ToolUseBlock, tool
+
+from . import replies
+from .conftest import ProviderMaker
+
+REQUEST = ModelRequest(messages=(Message.user("hi"),))
+
+
+def streamed_call(*fragments: str) -> Reply:
+    """A stream whose one tool_use block's arguments arrive as these fragments."""
+    start = replies.message([], stop_reason=None)
+    events = [sse_event("message_start", {"type": "message_start", "message": start})]
+    opening = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}}
+    events.append(
+        sse_event(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": opening},
+        )
+    )
+    for fragment in fragments:
+        delta = {"type": "input_json_delta", "partial_json": fragment}
+        events.append(
+            sse_event(
+                "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+            )
+        )
+    events.append(sse_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events.append(
+        sse_event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 3},
+            },
+        )
+    )
+    events.append(sse_event("message_stop", {"type": "message_stop"}))
+    return Reply(events=events)
+
+
+def json_call(arguments: Any) -> Reply:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": arguments}
+    return Reply(json_body=replies.message([call], stop_reason="tool_use"))
+
+
+async def only_call(server: WireServer, provider: AnthropicProvider, reply: Reply) -> ToolUseBlock:
+    server.enqueue(reply)
+    response = await final_response(provider, REQUEST, streamed=reply.events is not None)
+    (call,) = response.message.tool_calls
+    return call
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (
+            json_call('{"city": "Oslo"}'),
+            """arguments are not a JSON object: '"{\\\\"city\\\\": \\\\"Oslo\\\\"}"'""",
+        ),
+        (json_call([1, 2]), "arguments are not a JSON object: '[1, 2]'"),
+        (json_call(None), "arguments are not a JSON object: 'null'"),
+        (streamed_call('"Os', 'lo"'), """arguments are not a JSON object: '"Oslo"'"""),
+        (streamed_call("[1, ", "2]"), "arguments are not a JSON object: '[1, 2]'"),
+        (streamed_call('{"city": ', '"Os'), """arguments were cut off: '{"city": "Os'"""),
+        (streamed_call('{"city": Oslo}'), """arguments are not valid JSON: '{"city": Oslo}'"""),
+    ],
+    ids=["json-string", "json-list", "json-null", "stream-string", "stream-list", "cut-off", "bad"],
+)
+async def test_arguments_that_are_not_a_json_object_are_reported_not_emptied(
+    server: WireServer, provider: AnthropicProvider, reply: Reply, message: str
+) -> None:
+    call = await only_call(server, provider, reply)
+    assert (call.input, call.input_error) == ({}, message)
+
+
+async def test_a_long_unreadable_argument_text_is_shortened_in_the_report(
+    server: WireServer, provider: AnthropicProvider
+) -> None:
+    call = await only_call(server, provider, streamed_call('{"city": "' + "x" * 500))
+    assert call.input_error == 'arguments were cut off: \'{"city": "' + "x" * 70 + "...'"
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_an_object_and_no_arguments_at_all_read_as_before(
+    server: WireServer, provider: AnthropicProvider, streamed: bool
+) -> None:
+    reply = streamed_call('{"city": ', '"Oslo"}') if streamed else json_call({"city": "Oslo"})
+    assert (await only_call(server, provider, reply)).input == {"city": "Oslo"}
+    empty = await only_call(server, provider, streamed_call() if streamed else json_call({}))
+    assert (empty.input, empty.input_error) == ({}, None)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_the_agent_never_runs_a_tool_on_arguments_it_could_not_read(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    ran: list[str] = []
+
+    def weather(city: str = "Paris") -> str:
+        """Current weather for a city."""
+        ran.append(city)
+        return f"sun in {city}"
+
+    first = streamed_call('"Oslo"') if streamed else json_call("Oslo")
+    server.enqueue(first, replies.reply(replies.message([{"type": "text", "text": "Sorry."}])))
+    agent = Agent(make_provider(), tools=[tool(weather)])
+    if streamed:
+        run = agent.stream("Weather?")
+        async for _ in run:
+            pass
+        result = run.result
+    else:
+        result = await agent.run("Weather?")
+    assert ran == []
+    result_block = result.messages[2].content[0]
+    assert isinstance(result_block, ToolResultBlock)
+    assert result_block.is_error
+    sent = server.received[1].body["messages"][2]["content"][0]
+    assert sent == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": """invalid args: arguments are not a JSON object: '"Oslo"'""",
+        "is_error": True,
+    }
