@@ -23,7 +23,9 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidStructuredOutputError",
     "MaxStepsError",
+    "MissingAPIKeyError",
     "ProviderError",
+    "ProviderTimeoutError",
     "RetryableError",
     "RunError",
     "ToolBatchAbortedError",
@@ -102,6 +104,17 @@ class ProviderError(AutomataError):
         self.retryable = retryable
         self.retry_after = retry_after
         self.result: RunResult[Any] | None = None
+
+
+class MissingAPIKeyError(ProviderError):
+    """A provider was built without a client and found no API key. The message names
+    the environment variable to set and the `api_key=` argument."""
+
+
+class ProviderTimeoutError(ProviderError):
+    """A call ran past its `call_timeout`, or its stream went `stream_idle_timeout`
+    seconds without an event. Retryable before the first delta; after it, final (the
+    agent loop reports it as `IncompleteResponseError`, keeping the partial reply)."""
 
 
 class RunError(AutomataError):

@@ -78,7 +78,7 @@ from automata.core._blocks import (
     ToolUseBlock,
 )
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
-from automata.core._errors import ProviderError
+from automata.core._errors import MissingAPIKeyError, ProviderError, ProviderTimeoutError
 from automata.core._options import CallOptions
 from automata.core._provider import (
     ModelRequest,
@@ -144,17 +144,6 @@ model stays silent while it thinks, half the SDK's 600 s read timeout."""
 
 Delta = TextDelta | ThinkingDelta
 """What a stream hands on before its final `ModelResponse`."""
-
-
-class MissingAPIKeyError(ProviderError):
-    """A provider was built without a client and found no API key. The message names
-    the environment variable to set and the `api_key=` argument."""
-
-
-class ProviderTimeoutError(ProviderError):
-    """A call ran past its `call_timeout`, or its stream went `stream_idle_timeout`
-    seconds without an event. Retryable before the first delta; after it, final (the
-    agent loop reports it as `IncompleteResponseError`, keeping the partial reply)."""
 
 
 class SDKOptions(TypedDict, total=False):
