@@ -22,6 +22,7 @@ from automata.core._blocks import (
     load_messages,
 )
 from automata.core._compaction import CompactionError, Compactor
+from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
     AutomataError,
@@ -49,6 +50,7 @@ from automata.core._events import (
     UsageEvent,
 )
 from automata.core._hooks import Hook, post_run, pre_send
+from automata.core._iter import RunSteps
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
 from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
@@ -67,6 +69,7 @@ from automata.core._result import RunResult
 from automata.core._retry import RetryPolicy
 from automata.core._runner import RunOptions, Task
 from automata.core._session import Session, SessionBusyError
+from automata.core._steps import ModelStep, Step, ToolStep
 from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
@@ -113,6 +116,7 @@ __all__ = [
     "Message",
     "ModelRequest",
     "ModelResponse",
+    "ModelStep",
     "OutputSchema",
     "Provider",
     "ProviderError",
@@ -123,12 +127,15 @@ __all__ = [
     "RetryableError",
     "RetryingTool",
     "Role",
+    "RunContext",
     "RunError",
     "RunOptions",
     "RunResult",
+    "RunSteps",
     "RunStream",
     "Session",
     "SessionBusyError",
+    "Step",
     "StopReason",
     "StreamAccumulator",
     "StreamEvent",
@@ -155,6 +162,7 @@ __all__ = [
     "ToolResultBlock",
     "ToolResultEvent",
     "ToolSpec",
+    "ToolStep",
     "ToolUseBlock",
     "TranscriptError",
     "TranscriptVersionError",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, overload
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from typing import Any, Generic, overload
 
 from opentelemetry.trace import TracerProvider
 
 from automata.core._approval import Approver
 from automata.core._blocks import Message
+from automata.core._deps import DepsT
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
 from automata.core._hooks import Hook
 from automata.core._loop import RunSettings
@@ -17,9 +18,10 @@ from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
 from automata.core._provider import Provider, ToolSpec
 from automata.core._result import RunResult
-from automata.core._runner import RunOptions, RunPlan, check_max_steps, execute_run
+from automata.core._runner import RunOptions, RunPlan, check_max_steps, run_steps
 from automata.core._scope import RunScope
 from automata.core._session import Session
+from automata.core._steps import Step
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredOutput
 from automata.core._surface import RunSurface
 from automata.core._threads import ThreadSlots
@@ -67,7 +69,7 @@ def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool
     return all(a is b for a, b in zip(first, second, strict=True))
 
 
-class Agent(RunSurface):
+class Agent(RunSurface[DepsT], Generic[DepsT]):
     """A model with a system prompt, tools and limits.
 
     `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
@@ -297,14 +299,24 @@ class Agent(RunSurface):
     def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
         return self._plan(output_type=output_type, **options)
 
-    async def _start_run(
-        self, plan: RunPlan, task: Message, scope: RunScope, invocation_id: str
-    ) -> RunResult[Any]:
-        return await execute_run(
-            plan, self._start_transcript(), task, scope=scope, invocation_id=invocation_id
+    def _steps(
+        self,
+        plan: RunPlan,
+        task: Message | None,
+        scope: RunScope,
+        invocation_id: str,
+        deps: Any,
+    ) -> AsyncGenerator[Step | RunResult[Any], None]:
+        return run_steps(
+            plan,
+            self._start_transcript(),
+            task,
+            scope=scope,
+            invocation_id=invocation_id,
+            deps=deps,
         )
 
-    def session(self, messages: Sequence[Message] | None = None) -> Session:
+    def session(self, messages: Sequence[Message] | None = None) -> Session[DepsT]:
         """A conversation with this agent, optionally resumed from a transcript (as
         `Session.messages` or `load_messages` gave it). Raises `TranscriptError` for a
         transcript that cannot be continued."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -19,6 +19,7 @@ from automata.core._blocks import (
     Message,
     TextBlock,
     ThinkingBlock,
+    ToolResultBlock,
     ToolUseBlock,
 )
 from automata.core._errors import (
@@ -51,6 +52,7 @@ from automata.core._provider import (
 )
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
+from automata.core._steps import ModelStep, Step, ToolStep, _Committed
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._threads import ThreadSlots, ToolThreads
@@ -58,7 +60,9 @@ from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
 
-__all__ = ["LoopOutcome", "RunLoop", "RunSettings"]
+__all__ = ["STOPPED_BEFORE_TOOLS", "LoopOutcome", "RunLoop", "RunSettings"]
+
+STOPPED_BEFORE_TOOLS = "canceled: the run was stopped before this call ran"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,7 @@ class _RunState:
 class RunLoop:
     """Runs provider turns and tool batches on a transcript until the model answers.
 
-    `run()` appends every committed message to the transcript. It raises `RunError`
+    `steps()` appends every committed message to the transcript. It raises `RunError`
     subclasses (or `ProviderError`) carrying the partial result, and re-raises
     cancellation after committing a result for every pending tool call; `result()`
     reports the run as far as it got at any time.
@@ -110,9 +114,11 @@ class RunLoop:
     __slots__ = (
         "batch_context",
         "budget",
+        "deps",
         "depth",
         "emit",
         "invocation_id",
+        "open_calls",
         "scope",
         "settings",
         "state",
@@ -126,8 +132,10 @@ class RunLoop:
         invocation_id: str,
         depth: int,
         scope: RunScope,
+        deps: Any = None,
     ) -> None:
         self.settings = settings
+        self.deps = deps
         self.transcript = transcript
         self.invocation_id = invocation_id
         self.depth = depth
@@ -141,6 +149,7 @@ class RunLoop:
         self.scope = RunScope(emit=scope.emit, budget=self.budget)
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
+        self.open_calls: tuple[ToolUseBlock, ...] = ()
 
     # -- results -----------------------------------------------------------------
 
@@ -166,11 +175,19 @@ class RunLoop:
 
     # -- the loop ----------------------------------------------------------------
 
-    async def run(self) -> LoopOutcome:
+    async def steps(self) -> AsyncGenerator[Step | LoopOutcome, None]:
+        """Each model turn and each tool batch as it is committed, then the outcome.
+
+        Closed early (`aclose()` at a step), the run stops there: a turn whose calls
+        have not run gets a `canceled` result for each of them, so the transcript
+        stays valid, and the run's stop reason is `cancelled`."""
         settings = self.settings
+        state = self.state
+        transcript = self.transcript
+        agent, invocation_id = settings.agent, self.invocation_id
         try:
             while True:
-                if self.state.steps >= settings.max_steps:
+                if state.steps >= settings.max_steps:
                     raise self.fail(
                         MaxStepsError(
                             f"run stopped after max_steps={settings.max_steps} "
@@ -181,28 +198,72 @@ class RunLoop:
                 response = await self.call_model()
                 message = response.message
                 self.check_response(response)
-                self.transcript.append(message)
+                transcript.append(message)
                 calls = message.tool_calls
+                self.open_calls = calls
+                yield ModelStep(
+                    message,
+                    response.usage,
+                    response.stop_reason,
+                    state.steps,
+                    agent,
+                    invocation_id,
+                    _Committed(transcript, len(transcript)),
+                )
+                self.open_calls = ()
                 if not calls:
                     attempt = None
                     if settings.structured is not None:
                         attempt = settings.structured.parse_text(message.text)
-                    return LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt)
+                    return
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
                 if isinstance(abort, STOPS_THE_PROGRAM):
-                    self.state.stop_reason = StopReason.ERROR
+                    state.stop_reason = StopReason.ERROR
                     raise abort
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
                         StopReason.ERROR,
                     ) from abort
+                yield ToolStep(
+                    calls,
+                    transcript[-1],
+                    state.steps,
+                    agent,
+                    invocation_id,
+                    _Committed(transcript, len(transcript)),
+                )
                 if attempt is not None:
-                    return LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt)
+                    return
         except asyncio.CancelledError:
-            self.state.stop_reason = StopReason.CANCELLED
+            state.stop_reason = StopReason.CANCELLED
             raise
+        except GeneratorExit:
+            self.stop_early()
+            raise
+
+    def stop_early(self) -> None:
+        """The caller stopped the run at a step: answer the calls that never ran."""
+        self.state.stop_reason = StopReason.CANCELLED
+        calls = self.open_calls
+        if calls:
+            self.open_calls = ()
+            self.transcript.append(
+                Message(
+                    role="tool",
+                    content=tuple(
+                        ToolResultBlock(
+                            tool_use_id=call.id,
+                            content=(TextBlock(text=STOPPED_BEFORE_TOOLS),),
+                            is_error=True,
+                        )
+                        for call in calls
+                    ),
+                )
+            )
 
     def tool_batch_context(self) -> BatchContext:
         """What this run's tool batches see of it (built on the first batch)."""
@@ -221,6 +282,7 @@ class RunLoop:
                 scope=self.scope,
                 tracing=settings.tracing,
                 commit=self.transcript.append,
+                deps=self.deps,
                 threads=ToolThreads(settings.threads, settings.policy.max_sync_threads),
             )
         return context

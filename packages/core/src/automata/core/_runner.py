@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
@@ -33,6 +33,7 @@ from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
+from automata.core._steps import Step
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._usage import Usage
@@ -44,8 +45,10 @@ __all__ = [
     "check_max_steps",
     "check_run_keywords",
     "check_transcript",
+    "drive",
     "execute_run",
     "new_invocation_id",
+    "run_steps",
     "task_message",
 ]
 
@@ -184,59 +187,105 @@ async def execute_run(
     scope: RunScope,
     invocation_id: str,
     depth: int = 0,
+    deps: Any = None,
 ) -> RunResult[Any]:
-    """Append `task` to `transcript` and run it; post-run hooks follow every run."""
-    transcript.append(task)
+    """Append `task` to `transcript` and run it to the end: `run_steps` driven through."""
+    return await drive(
+        run_steps(
+            plan,
+            transcript,
+            task,
+            scope=scope,
+            invocation_id=invocation_id,
+            depth=depth,
+            deps=deps,
+        )
+    )
+
+
+async def drive(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
+    """Run steps to the end and return the result they end with (L50)."""
+    last: Step | RunResult[Any] | None = None
+    async for last in steps:  # noqa: B007 (the last item is the result)
+        pass
+    assert isinstance(last, RunResult)
+    return last
+
+
+async def run_steps(
+    plan: RunPlan,
+    transcript: list[Message],
+    task: Message | None,
+    *,
+    scope: RunScope,
+    invocation_id: str,
+    depth: int = 0,
+    deps: Any = None,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
+    """Append `task` to `transcript` (None: continue the transcript as it is) and run
+    it, yielding each committed step and, last, the `RunResult`; post-run hooks follow
+    every run (also one closed at a step)."""
+    if task is not None:
+        transcript.append(task)
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
+        inner: AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]
+        if plan.structured is None:
+            inner = _loop_steps(plan, plan.settings, transcript, scope, invocation_id, depth, deps)
+        else:
+            inner = _typed_steps(plan, transcript, scope, invocation_id, depth, deps)
         try:
-            if plan.structured is None:
-                result: RunResult[Any] = await _run_once(
-                    plan, plan.settings, transcript, scope, invocation_id, depth
-                )
-            else:
-                result = await _run_typed(plan, transcript, scope, invocation_id, depth)
+            async for item in inner:
+                if isinstance(item, LoopOutcome):
+                    result: RunResult[Any] = item.result
+                elif isinstance(item, RunResult):
+                    result = item
+                else:
+                    yield item
         except RunError as error:
             if error.result is not None:
                 partial = error.result
                 tracing.finish_run(span, partial.usage, partial.steps, partial.stop_reason.value)
             raise
+        except GeneratorExit:
+            await inner.aclose()
+            raise
         tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
-        return result
+    yield result
 
 
-async def _run_once(
+async def _loop_steps(
     plan: RunPlan,
     settings: RunSettings,
     transcript: list[Message],
     scope: RunScope,
     invocation_id: str,
     depth: int,
-) -> RunResult[str]:
-    outcome = await _loop_with_hooks(plan, settings, transcript, scope, invocation_id, depth)
-    return outcome.result
-
-
-async def _loop_with_hooks(
-    plan: RunPlan,
-    settings: RunSettings,
-    transcript: list[Message],
-    scope: RunScope,
-    invocation_id: str,
-    depth: int,
+    deps: Any,
     *,
     finish: bool = True,
-) -> LoopOutcome:
-    """One loop; its post-run hooks run after it (when `finish`, or when it fails)."""
-    loop = RunLoop(settings, transcript, invocation_id, depth, scope)
+) -> AsyncGenerator[Step | LoopOutcome, None]:
+    """One loop's steps, then its outcome; its post-run hooks run after it (when
+    `finish`, or when it fails or is closed early)."""
+    loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps)
+    outcome: LoopOutcome | None = None
+    steps = loop.steps()
     try:
-        outcome = await loop.run()
+        async for item in steps:
+            if isinstance(item, LoopOutcome):
+                outcome = item
+            else:
+                yield item
     except asyncio.CancelledError as cancel:
         await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
         raise
     except RunError as error:
         result = error.result if error.result is not None else loop.result(StopReason.ERROR)
         await _after_run(plan.post_run, result, error)
+        raise
+    except GeneratorExit:  # the caller stopped the run at a step (L52)
+        await steps.aclose()
+        await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), None)
         raise
     except Exception as error:
         result = loop.result(StopReason.ERROR)
@@ -247,9 +296,10 @@ async def _loop_with_hooks(
     except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
         await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
         raise
+    assert outcome is not None
     if finish:
         await _after_run(plan.post_run, outcome.result, None)
-    return outcome
+    yield outcome
 
 
 async def _after_run(
@@ -306,13 +356,14 @@ _CORRECTION = (
 _FORCE = "Give your final answer now by calling the automata_structured_output tool."
 
 
-async def _run_typed(
+async def _typed_steps(
     plan: RunPlan,
     transcript: list[Message],
     scope: RunScope,
     invocation_id: str,
     depth: int,
-) -> RunResult[Any]:
+    deps: Any,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
     """The typed sequence: the first attempt, up to `max_correction_turns` corrections,
     then one turn forced to call the hidden tool. Every underlying run is one loop with
     its own post-run hooks; usage and steps are summed over all of them."""
@@ -327,16 +378,26 @@ async def _run_typed(
     steps = 0
     while True:
         settings = _typed_settings(base, structured, native=native, forced=forced)
+        loop_steps = _loop_steps(
+            plan, settings, transcript, scope, invocation_id, depth, deps, finish=False
+        )
+        outcome: LoopOutcome | None = None
         try:
-            outcome = await _loop_with_hooks(
-                plan, settings, transcript, scope, invocation_id, depth, finish=False
-            )
+            async for item in loop_steps:
+                if isinstance(item, LoopOutcome):
+                    outcome = item
+                else:
+                    yield item
+        except GeneratorExit:
+            await loop_steps.aclose()
+            raise
         except RunError as error:
             if error.result is not None:
                 error.result = replace(
                     error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
                 )
             raise
+        assert outcome is not None
         usage = usage + outcome.result.usage
         steps += outcome.result.steps
         attempt = outcome.attempt or StructuredAttempt(found=False)
@@ -347,7 +408,8 @@ async def _run_typed(
                 partial, output=attempt.value, stop_reason=StopReason.END_TURN
             )
             await _after_run(plan.post_run, result, None)
-            return result
+            yield result
+            return
         violations.extend(v for v in attempt.violations if v not in violations)
         if forced:
             invalid = InvalidStructuredOutputError(
