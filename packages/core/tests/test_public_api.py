@@ -101,6 +101,8 @@ CORE = [
     "UnknownProviderError",
     "Usage",
     "UsageEvent",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "__version__",
     "as_tool",
     "as_tool_func",

@@ -51,6 +51,7 @@ from automata.core._events import (
 )
 from automata.core._hooks import Hook, post_run, pre_send
 from automata.core._iter import RunSteps
+from automata.core._limits import UsageLimitExceeded, UsageLimits
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
 from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
@@ -169,6 +170,8 @@ __all__ = [
     "UnknownProviderError",
     "Usage",
     "UsageEvent",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "__version__",
     "as_tool",
     "as_tool_func",

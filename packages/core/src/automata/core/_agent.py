@@ -12,6 +12,7 @@ from automata.core._blocks import Message
 from automata.core._deps import DepsT
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
 from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
@@ -101,18 +102,22 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         hooks: Iterable[Hook] = (),
         tracer_provider: TracerProvider | None = None,
         trace_content: bool = False,
+        usage_limits: UsageLimits | None = None,
+        deps_type: type[DepsT] | None = None,
     ) -> None:
         if isinstance(provider, str):
             provider = resolve_model(provider)
         _check_provider(provider)
         self.provider: Provider = provider
         self.name = name or "agent"
+        self.deps_type = deps_type
         self.system_prompt = system_prompt
         self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
+        self.usage_limits = usage_limits
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self._plan_cache: tuple[tuple[object, ...], RunPlan] | None = None
         self._system_message: Message | None = None
@@ -199,6 +204,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         max_correction_turns: int = 1,
         native_structured_output: bool = False,
         hooks: Iterable[Hook] = (),
+        usage_limits: UsageLimits | None = None,
         name: str | None = None,
     ) -> RunPlan:
         """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
@@ -210,6 +216,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             and max_correction_turns == 1
             and not native_structured_output
             and not hooks
+            and usage_limits is None
             and name is None
         )
         if plain:
@@ -224,6 +231,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             max_correction_turns=max_correction_turns,
             native_structured_output=native_structured_output,
             hooks=hooks,
+            usage_limits=usage_limits,
             name=name,
         )
         if plain:
@@ -243,6 +251,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             self.hooks,
             self.max_steps,
             self.tracing,
+            self.usage_limits,
         )
 
     def _build_plan(
@@ -255,6 +264,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         max_correction_turns: int,
         native_structured_output: bool,
         hooks: Iterable[Hook],
+        usage_limits: UsageLimits | None,
         name: str | None,
     ) -> RunPlan:
         steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
@@ -273,6 +283,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             approver=self.approver,
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
+            usage_limits=usage_limits if usage_limits is not None else self.usage_limits,
             tracing=self.tracing,
             threads=self._threads,
         )

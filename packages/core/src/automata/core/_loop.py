@@ -38,6 +38,7 @@ from automata.core._events import (
     UsageEvent,
 )
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._options import CallOptions
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._provider import (
@@ -78,6 +79,7 @@ class RunSettings:
     approver: Approver | None
     pre_send: tuple[Hook, ...]
     max_steps: int
+    usage_limits: UsageLimits | None = None
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
@@ -118,6 +120,7 @@ class RunLoop:
         "depth",
         "emit",
         "invocation_id",
+        "meter",
         "open_calls",
         "scope",
         "settings",
@@ -146,7 +149,8 @@ class RunLoop:
             if (policy.max_calls is not None or policy.per_tool or scope.budget is not None)
             else None
         )
-        self.scope = RunScope(emit=scope.emit, budget=self.budget)
+        self.meter: UsageMeter | None = scope.usage
+        self.scope = RunScope(emit=scope.emit, budget=self.budget, usage=scope.usage)
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
         self.open_calls: tuple[ToolUseBlock, ...] = ()
@@ -289,6 +293,11 @@ class RunLoop:
 
     async def call_model(self) -> ModelResponse:
         settings = self.settings
+        meter = self.meter
+        if meter is not None:
+            over = meter.start_request()
+            if over is not None:
+                raise self.fail(over, StopReason.ERROR)
         request = ModelRequest(
             messages=tuple(self.transcript),
             tools=settings.tool_specs,
@@ -339,6 +348,10 @@ class RunLoop:
         self.state.final_message = response.message
         self.state.stop_reason = response.stop_reason
         self.state.raw_stop_reason = response.raw_stop_reason
+        if meter is not None and response.usage is not None:
+            over = meter.add(response.usage)
+            if over is not None:  # the reply is not committed (L59)
+                raise self.fail(over, StopReason.ERROR)
         return response
 
     async def stream_model(self, provider: StreamProvider, request: ModelRequest) -> ModelResponse:

@@ -28,6 +28,7 @@ from automata.core._errors import (
     TranscriptError,
 )
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
@@ -65,6 +66,7 @@ class RunOptions(TypedDict, total=False):
     max_correction_turns: int
     native_structured_output: bool
     hooks: Iterable[Hook]
+    usage_limits: UsageLimits | None
 
 
 _RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
@@ -79,7 +81,7 @@ def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
     not accept, naming the ones it does. Raises `ArgumentTypeError`."""
     unknown = [key for key in given if key not in _RUN_KEYWORDS]
     if unknown:
-        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "output_type")))
+        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "deps", "output_type")))
         plural = "s" if len(unknown) > 1 else ""
         raise ArgumentTypeError(
             f"{method}() got unexpected keyword argument{plural} "
@@ -227,6 +229,9 @@ async def run_steps(
     every run (also one closed at a step)."""
     if task is not None:
         transcript.append(task)
+    limits = plan.settings.usage_limits
+    if limits is not None or scope.usage is not None:
+        scope = replace(scope, usage=UsageMeter(limits, scope.usage))
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
         inner: AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]
