@@ -81,11 +81,20 @@ def _as_json(params: BaseModel) -> str:
 
 
 @overload
-def as_tool(agent: Agent[Any], name: str, description: str) -> SubAgentTool[TaskParams]: ...
+def as_tool(
+    agent: Agent[Any], name: str, description: str, *, share_usage_limits: bool = False
+) -> SubAgentTool[TaskParams]: ...
 
 
 @overload
-def as_tool(agent: Agent[Any], name: str, description: str, params: type[P]) -> SubAgentTool[P]: ...
+def as_tool(
+    agent: Agent[Any],
+    name: str,
+    description: str,
+    params: type[P],
+    *,
+    share_usage_limits: bool = False,
+) -> SubAgentTool[P]: ...
 
 
 def as_tool(
