@@ -17,6 +17,7 @@ from automata.core._loop import RunSettings
 from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
+from automata.core._prompts import PromptFunction, PromptPart, check_prompt_part
 from automata.core._provider import Provider, ToolSpec
 from automata.core._result import RunResult
 from automata.core._runner import RunOptions, RunPlan, check_max_steps, run_steps
@@ -93,7 +94,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         provider: Provider | str,
         *,
         name: str | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | PromptFunction[DepsT] | None = None,
+        instructions: PromptPart[DepsT] | Iterable[PromptPart[DepsT]] = (),
         tools: Iterable[Tool] = (),
         max_steps: int = 10,
         call_options: CallOptions | None = None,
@@ -111,7 +113,17 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self.provider: Provider = provider
         self.name = name or "agent"
         self.deps_type = deps_type
+        if system_prompt is not None:
+            check_prompt_part(system_prompt, "system_prompt")
         self.system_prompt = system_prompt
+        parts = (
+            (instructions,)
+            if isinstance(instructions, str) or callable(instructions)
+            else tuple(instructions)
+        )
+        for part in parts:
+            check_prompt_part(part, "instructions")
+        self._instructions: tuple[PromptPart[DepsT], ...] = parts
         self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
@@ -192,6 +204,16 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             return register
         return register(function)
 
+    # -- prompts -----------------------------------------------------------------
+
+    def instructions(self, function: PromptFunction[DepsT], /) -> PromptFunction[DepsT]:
+        """Register an instructions function (sync or async, taking the run context),
+        as `@agent.instructions`; returns it. Instructions are evaluated before every
+        provider call and sent after the system prompt, never stored (L66)."""
+        check_prompt_part(function, "instructions")
+        self._instructions = (*self._instructions, function)
+        return function
+
     # -- runs --------------------------------------------------------------------
 
     def _plan(
@@ -252,6 +274,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             self.max_steps,
             self.tracing,
             self.usage_limits,
+            self.system_prompt,
+            self._instructions,
         )
 
     def _build_plan(
@@ -284,6 +308,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
             usage_limits=usage_limits if usage_limits is not None else self.usage_limits,
+            system_prompt=None if isinstance(self.system_prompt, str) else self.system_prompt,
+            instructions=self._instructions,
             tracing=self.tracing,
             threads=self._threads,
         )
@@ -300,7 +326,11 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         they already start with a system message."""
         transcript = list(messages)
         prompt = self.system_prompt
-        if prompt and not (transcript and transcript[0].role == "system"):
+        if (
+            isinstance(prompt, str)
+            and prompt
+            and not (transcript and transcript[0].role == "system")
+        ):
             cached = self._system_message
             if cached is None or cached.text != prompt:
                 cached = self._system_message = Message.system(prompt)

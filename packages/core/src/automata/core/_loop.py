@@ -22,6 +22,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import RunContext
 from automata.core._errors import (
     CompletionError,
     IncompleteResponseError,
@@ -41,6 +42,12 @@ from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._options import CallOptions
 from automata.core._policy import CallBudget, ToolPolicy
+from automata.core._prompts import (
+    PromptFunction,
+    PromptPart,
+    render_instructions,
+    with_instructions,
+)
 from automata.core._provider import (
     ModelRequest,
     ModelResponse,
@@ -80,6 +87,10 @@ class RunSettings:
     pre_send: tuple[Hook, ...]
     max_steps: int
     usage_limits: UsageLimits | None = None
+    system_prompt: PromptFunction[Any] | None = None
+    """A dynamic system prompt, evaluated when a run starts a transcript without one."""
+    instructions: tuple[PromptPart[Any], ...] = ()
+    """Evaluated before every provider call and sent, never stored."""
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
@@ -298,8 +309,13 @@ class RunLoop:
             over = meter.start_request()
             if over is not None:
                 raise self.fail(over, StopReason.ERROR)
+        messages = tuple(self.transcript)
+        if settings.instructions:
+            context = RunContext(self.deps, settings.agent, self.invocation_id)
+            text = await render_instructions(settings.instructions, context)
+            messages = with_instructions(messages, text)
         request = ModelRequest(
-            messages=tuple(self.transcript),
+            messages=messages,
             tools=settings.tool_specs,
             options=settings.options,
             output_schema=settings.output_schema,

@@ -19,6 +19,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
     HookError,
@@ -32,6 +33,7 @@ from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
+from automata.core._prompts import render_prompt
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
 from automata.core._steps import Step
@@ -227,6 +229,12 @@ async def run_steps(
     """Append `task` to `transcript` (None: continue the transcript as it is) and run
     it, yielding each committed step and, last, the `RunResult`; post-run hooks follow
     every run (also one closed at a step)."""
+    prompt = plan.settings.system_prompt
+    if prompt is not None and not (transcript and transcript[0].role == "system"):
+        context = RunContext(deps, plan.settings.agent, invocation_id)
+        text = await render_prompt(prompt, context)
+        if text:
+            transcript.insert(0, Message.system(text))
     if task is not None:
         transcript.append(task)
     limits = plan.settings.usage_limits
