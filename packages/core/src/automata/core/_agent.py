@@ -82,8 +82,15 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     `ArgumentTypeError` here, and a prefix no installed extension provides raises
     `UnknownProviderError` naming the package to install. Per-run keywords (`call_options`,
     `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
-    `native_structured_output`, `hooks`) apply to that run only and never change the
-    agent. Runs are traced through `tracer_provider` (default: OpenTelemetry's
+    `native_structured_output`, `hooks`, `usage_limits`, `deps`) apply to that run only
+    and never change the agent.
+
+    `system_prompt` is text or a function of the `RunContext` evaluated when a run
+    starts a transcript (L65); `instructions` (and `@agent.instructions`) are evaluated
+    before every request and never stored (L66). `deps_type` declares the type of the
+    run's `deps` (the agent is an `Agent[DepsT]`, `Agent[None]` without it), which
+    `mypy` then checks at every call site. `usage_limits` are every run's default
+    `UsageLimits`. Runs are traced through `tracer_provider` (default: OpenTelemetry's
     configured provider); message content is put on spans only with
     `trace_content=True`. An agent is safe to run many times concurrently; registering
     tools while it runs affects only later runs.
