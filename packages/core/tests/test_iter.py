@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -285,3 +286,39 @@ async def test_typed_output_arrives_as_the_result_after_the_last_step() -> None:
         kinds = [type(step).__name__ async for step in steps]
     assert kinds == ["ModelStep", "ToolStep"]
     assert steps.result.output == City(name="Oslo")
+
+
+async def test_every_step_names_the_run_it_belongs_to() -> None:
+    """L51."""
+    agent = weather_agent(ScriptedProvider(weather_script()))
+    async with agent.iter("Weather?") as steps:
+        runs = {(step.run.agent, step.run.invocation_id) async for step in steps}
+    assert runs == {("agent", steps.result.invocation_id)}
+
+
+async def test_cancelling_the_caller_while_it_waits_for_a_step_cancels_the_run() -> None:
+    """L55: as a cancelled run (L21): the running call gets its `canceled` result."""
+    started = asyncio.Event()
+    agent = Agent(ScriptedProvider([tool_calls(tool_call("c1", "slow"))]))
+
+    @agent.tool
+    async def slow() -> str:
+        started.set()
+        await asyncio.sleep(60)
+        return "late"
+
+    session = agent.session()
+    steps = session.iter("go")
+
+    async def consume() -> None:
+        async for _ in steps:
+            pass
+
+    task = asyncio.create_task(consume())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert tool_results(session.messages) == [
+        ("c1", "canceled: tool batch aborted: run cancelled", True)
+    ]

@@ -67,6 +67,7 @@ CORE = [
     "Session",
     "SessionBusyError",
     "Step",
+    "StepRun",
     "StopReason",
     "StreamAccumulator",
     "StreamEvent",

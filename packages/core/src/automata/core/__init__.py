@@ -70,7 +70,7 @@ from automata.core._result import RunResult
 from automata.core._retry import RetryPolicy
 from automata.core._runner import RunOptions, Task
 from automata.core._session import Session, SessionBusyError
-from automata.core._steps import ModelStep, Step, ToolStep
+from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
@@ -137,6 +137,7 @@ __all__ = [
     "Session",
     "SessionBusyError",
     "Step",
+    "StepRun",
     "StopReason",
     "StreamAccumulator",
     "StreamEvent",

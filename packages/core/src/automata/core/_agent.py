@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from operator import is_
 from typing import Any, Generic, overload
 
 from opentelemetry.trace import TracerProvider
@@ -68,7 +69,8 @@ def _check_provider(provider: object) -> None:
 
 
 def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
-    return all(a is b for a, b in zip(first, second, strict=True))
+    """Whether two keys of the same length hold the very same objects, in order."""
+    return all(map(is_, first, second))
 
 
 class Agent(RunSurface[DepsT], Generic[DepsT]):

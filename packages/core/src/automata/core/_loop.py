@@ -60,7 +60,7 @@ from automata.core._provider import (
 )
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
-from automata.core._steps import ModelStep, Step, ToolStep, _Committed
+from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._threads import ThreadSlots, ToolThreads
@@ -199,7 +199,7 @@ class RunLoop:
         settings = self.settings
         state = self.state
         transcript = self.transcript
-        agent, invocation_id = settings.agent, self.invocation_id
+        run = StepRun(settings.agent, self.invocation_id, transcript)
         try:
             while True:
                 if state.steps >= settings.max_steps:
@@ -217,13 +217,7 @@ class RunLoop:
                 calls = message.tool_calls
                 self.open_calls = calls
                 yield ModelStep(
-                    message,
-                    response.usage,
-                    response.stop_reason,
-                    state.steps,
-                    agent,
-                    invocation_id,
-                    _Committed(transcript, len(transcript)),
+                    message, response.usage, response.stop_reason, state.steps, run, len(transcript)
                 )
                 self.open_calls = ()
                 if not calls:
@@ -242,14 +236,7 @@ class RunLoop:
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
                         StopReason.ERROR,
                     ) from abort
-                yield ToolStep(
-                    calls,
-                    transcript[-1],
-                    state.steps,
-                    agent,
-                    invocation_id,
-                    _Committed(transcript, len(transcript)),
-                )
+                yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
                 if attempt is not None:
                     yield LoopOutcome(self.result(), attempt)
                     return

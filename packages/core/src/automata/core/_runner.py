@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
@@ -216,7 +217,7 @@ async def drive(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult
     return last
 
 
-async def run_steps(
+def run_steps(
     plan: RunPlan,
     transcript: list[Message],
     task: Message | None,
@@ -228,31 +229,37 @@ async def run_steps(
 ) -> AsyncGenerator[Step | RunResult[Any], None]:
     """Append `task` to `transcript` (None: continue the transcript as it is) and run
     it, yielding each committed step and, last, the `RunResult`; post-run hooks follow
-    every run (also one closed at a step)."""
-    prompt = plan.settings.system_prompt
-    if prompt is not None and not (transcript and transcript[0].role == "system"):
-        context = RunContext(deps, plan.settings.agent, invocation_id)
-        text = await render_prompt(prompt, context)
-        if text:
-            transcript.insert(0, Message.system(text))
+    every run (also one closed at a step). The task is appended now: call this when the
+    run starts."""
     if task is not None:
         transcript.append(task)
     limits = plan.settings.usage_limits
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
+    if plan.structured is None:
+        # traced: the loop ends with the RunResult, never a LoopOutcome
+        return _loop_steps(  # type: ignore[return-value]
+            plan, plan.settings, transcript, scope, invocation_id, depth, deps, traced=True
+        )
+    return _typed_run(plan, transcript, scope, invocation_id, depth, deps)
+
+
+async def _typed_run(
+    plan: RunPlan,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+    deps: Any,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
+    """The typed sequence of loops (`_typed_steps`) under one run span."""
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
-        inner: AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]
-        if plan.structured is None:
-            inner = _loop_steps(plan, plan.settings, transcript, scope, invocation_id, depth, deps)
-        else:
-            inner = _typed_steps(plan, transcript, scope, invocation_id, depth, deps)
+        inner = _typed_steps(plan, transcript, scope, invocation_id, depth, deps)
         try:
             async for item in inner:
-                if isinstance(item, LoopOutcome):
-                    result: RunResult[Any] = item.result
-                elif isinstance(item, RunResult):
-                    result = item
+                if isinstance(item, RunResult):
+                    result: RunResult[Any] = item
                 else:
                     yield item
         except RunError as error:
@@ -267,6 +274,20 @@ async def run_steps(
     yield result
 
 
+async def _add_system_prompt(
+    settings: RunSettings, transcript: list[Message], invocation_id: str, deps: Any
+) -> None:
+    """Lead a transcript that has no system message with the dynamic prompt (L65)."""
+    prompt = settings.system_prompt
+    if prompt is not None and not (transcript and transcript[0].role == "system"):
+        text = await render_prompt(prompt, RunContext(deps, settings.agent, invocation_id))
+        if text:
+            transcript.insert(0, Message.system(text))
+
+
+_UNTRACED = nullcontext(None)
+
+
 async def _loop_steps(
     plan: RunPlan,
     settings: RunSettings,
@@ -277,42 +298,61 @@ async def _loop_steps(
     deps: Any,
     *,
     finish: bool = True,
-) -> AsyncGenerator[Step | LoopOutcome, None]:
+    traced: bool = False,
+) -> AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]:
     """One loop's steps, then its outcome; its post-run hooks run after it (when
-    `finish`, or when it fails or is closed early)."""
-    loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps)
-    outcome: LoopOutcome | None = None
-    steps = loop.steps()
-    try:
-        async for item in steps:
-            if isinstance(item, LoopOutcome):
-                outcome = item
-            else:
-                yield item
-    except asyncio.CancelledError as cancel:
-        await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
-        raise
-    except RunError as error:
-        result = error.result if error.result is not None else loop.result(StopReason.ERROR)
-        await _after_run(plan.post_run, result, error)
-        raise
-    except GeneratorExit:  # the caller stopped the run at a step (L52)
-        await steps.aclose()
-        await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), None)
-        raise
-    except Exception as error:
-        result = loop.result(StopReason.ERROR)
-        if hasattr(error, "result"):
-            result = getattr(error, "result", None) or result
-        await _after_run(plan.post_run, result, error)
-        raise
-    except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
-        await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
-        raise
-    assert outcome is not None
-    if finish:
-        await _after_run(plan.post_run, outcome.result, None)
-    yield outcome
+    `finish`, or when it fails or is closed early). `traced`: the loop is the whole
+    run, under its own run span, and ends with the `RunResult` instead."""
+    if settings.system_prompt is not None:
+        await _add_system_prompt(settings, transcript, invocation_id, deps)
+    tracing = settings.tracing
+    span_scope: AbstractContextManager[Any] = (
+        tracing.run(settings.agent, invocation_id, depth) if traced else _UNTRACED
+    )
+    with span_scope as span:
+        loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps)
+        outcome: LoopOutcome | None = None
+        steps = loop.steps()
+        try:
+            async for item in steps:
+                if isinstance(item, LoopOutcome):
+                    outcome = item
+                else:
+                    yield item
+        except asyncio.CancelledError as cancel:
+            await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
+            raise
+        except RunError as error:
+            result = error.result if error.result is not None else loop.result(StopReason.ERROR)
+            await _after_run(plan.post_run, result, error)
+            if traced:
+                tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+            raise
+        except GeneratorExit:  # the caller stopped the run at a step (L52)
+            await steps.aclose()
+            await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), None)
+            raise
+        except Exception as error:
+            result = loop.result(StopReason.ERROR)
+            if hasattr(error, "result"):
+                result = getattr(error, "result", None) or result
+            await _after_run(plan.post_run, result, error)
+            raise
+        except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
+            await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
+            raise
+        assert outcome is not None
+        result = outcome.result
+        if finish:
+            try:
+                await _after_run(plan.post_run, result, None)
+            except RunError:  # HookError: the run is still recorded as it went
+                if traced:
+                    tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+                raise
+        if traced:
+            tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+    yield result if traced else outcome
 
 
 async def _after_run(
