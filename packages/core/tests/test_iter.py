@@ -322,3 +322,14 @@ async def test_cancelling_the_caller_while_it_waits_for_a_step_cancels_the_run()
     assert tool_results(session.messages) == [
         ("c1", "canceled: tool batch aborted: run cancelled", True)
     ]
+
+
+def test_iter_checks_its_arguments_before_anything_runs() -> None:
+    """L50: as `run` does, naming `iter`."""
+    provider = ScriptedProvider([])
+    with pytest.raises(ArgumentTypeError) as caught:
+        Agent(provider).iter("go", max_step=3)  # type: ignore[call-overload]
+    assert str(caught.value).startswith(
+        "Agent.iter() got unexpected keyword argument 'max_step'; it accepts: "
+    )
+    assert provider.requests == []
