@@ -22,6 +22,7 @@ from automata.core._blocks import (
     load_messages,
 )
 from automata.core._compaction import CompactionError, Compactor
+from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
     AutomataError,
@@ -51,6 +52,8 @@ from automata.core._events import (
     UsageEvent,
 )
 from automata.core._hooks import Hook, post_run, pre_send
+from automata.core._iter import RunSteps
+from automata.core._limits import UsageLimitExceeded, UsageLimits
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
 from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
@@ -69,6 +72,7 @@ from automata.core._result import RunResult
 from automata.core._retry import RetryPolicy
 from automata.core._runner import RunOptions, Task
 from automata.core._session import Session, SessionBusyError
+from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
@@ -116,6 +120,7 @@ __all__ = [
     "MissingAPIKeyError",
     "ModelRequest",
     "ModelResponse",
+    "ModelStep",
     "OutputSchema",
     "Provider",
     "ProviderError",
@@ -127,12 +132,16 @@ __all__ = [
     "RetryableError",
     "RetryingTool",
     "Role",
+    "RunContext",
     "RunError",
     "RunOptions",
     "RunResult",
+    "RunSteps",
     "RunStream",
     "Session",
     "SessionBusyError",
+    "Step",
+    "StepRun",
     "StopReason",
     "StreamAccumulator",
     "StreamEvent",
@@ -159,12 +168,15 @@ __all__ = [
     "ToolResultBlock",
     "ToolResultEvent",
     "ToolSpec",
+    "ToolStep",
     "ToolUseBlock",
     "TranscriptError",
     "TranscriptVersionError",
     "UnknownProviderError",
     "Usage",
     "UsageEvent",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "__version__",
     "as_tool",
     "as_tool_func",

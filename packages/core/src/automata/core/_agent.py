@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, overload
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from operator import is_
+from typing import Any, Generic, overload
 
 from opentelemetry.trace import TracerProvider
 
 from automata.core._approval import Approver
 from automata.core._blocks import Message
+from automata.core._deps import DepsT
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
 from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
+from automata.core._prompts import PromptFunction, PromptPart, check_prompt_part
 from automata.core._provider import Provider, ToolSpec
 from automata.core._result import RunResult
-from automata.core._runner import RunOptions, RunPlan, check_max_steps, execute_run
+from automata.core._runner import RunOptions, RunPlan, check_max_steps, run_steps
 from automata.core._scope import RunScope
 from automata.core._session import Session
+from automata.core._steps import Step
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredOutput
 from automata.core._surface import RunSurface
 from automata.core._threads import ThreadSlots
@@ -64,10 +69,11 @@ def _check_provider(provider: object) -> None:
 
 
 def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
-    return all(a is b for a, b in zip(first, second, strict=True))
+    """Whether two keys of the same length hold the very same objects, in order."""
+    return all(map(is_, first, second))
 
 
-class Agent(RunSurface):
+class Agent(RunSurface[DepsT], Generic[DepsT]):
     """A model with a system prompt, tools and limits.
 
     `run` is one-shot: a fresh transcript per call. `session()` keeps a conversation
@@ -78,8 +84,15 @@ class Agent(RunSurface):
     `ArgumentTypeError` here, and a prefix no installed extension provides raises
     `UnknownProviderError` naming the package to install. Per-run keywords (`call_options`,
     `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
-    `native_structured_output`, `hooks`) apply to that run only and never change the
-    agent. Runs are traced through `tracer_provider` (default: OpenTelemetry's
+    `native_structured_output`, `hooks`, `usage_limits`, `deps`) apply to that run only
+    and never change the agent.
+
+    `system_prompt` is text or a function of the `RunContext` evaluated when a run
+    starts a transcript (L65); `instructions` (and `@agent.instructions`) are evaluated
+    before every request and never stored (L66). `deps_type` declares the type of the
+    run's `deps` (the agent is an `Agent[DepsT]`, `Agent[None]` without it), which
+    `mypy` then checks at every call site. `usage_limits` are every run's default
+    `UsageLimits`. Runs are traced through `tracer_provider` (default: OpenTelemetry's
     configured provider); message content is put on spans only with
     `trace_content=True`. An agent is safe to run many times concurrently; registering
     tools while it runs affects only later runs.
@@ -90,7 +103,8 @@ class Agent(RunSurface):
         provider: Provider | str,
         *,
         name: str | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | PromptFunction[DepsT] | None = None,
+        instructions: PromptPart[DepsT] | Iterable[PromptPart[DepsT]] = (),
         tools: Iterable[Tool] = (),
         max_steps: int = 10,
         call_options: CallOptions | None = None,
@@ -99,18 +113,32 @@ class Agent(RunSurface):
         hooks: Iterable[Hook] = (),
         tracer_provider: TracerProvider | None = None,
         trace_content: bool = False,
+        usage_limits: UsageLimits | None = None,
+        deps_type: type[DepsT] | None = None,
     ) -> None:
         if isinstance(provider, str):
             provider = resolve_model(provider)
         _check_provider(provider)
         self.provider: Provider = provider
         self.name = name or "agent"
+        self.deps_type = deps_type
+        if system_prompt is not None:
+            check_prompt_part(system_prompt, "system_prompt")
         self.system_prompt = system_prompt
+        parts = (
+            (instructions,)
+            if isinstance(instructions, str) or callable(instructions)
+            else tuple(instructions)
+        )
+        for part in parts:
+            check_prompt_part(part, "instructions")
+        self._instructions: tuple[PromptPart[DepsT], ...] = parts
         self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
+        self.usage_limits = usage_limits
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self._plan_cache: tuple[tuple[object, ...], RunPlan] | None = None
         self._system_message: Message | None = None
@@ -185,6 +213,16 @@ class Agent(RunSurface):
             return register
         return register(function)
 
+    # -- prompts -----------------------------------------------------------------
+
+    def instructions(self, function: PromptFunction[DepsT], /) -> PromptFunction[DepsT]:
+        """Register an instructions function (sync or async, taking the run context),
+        as `@agent.instructions`; returns it. Instructions are evaluated before every
+        provider call and sent after the system prompt, never stored (L66)."""
+        check_prompt_part(function, "instructions")
+        self._instructions = (*self._instructions, function)
+        return function
+
     # -- runs --------------------------------------------------------------------
 
     def _plan(
@@ -197,6 +235,7 @@ class Agent(RunSurface):
         max_correction_turns: int = 1,
         native_structured_output: bool = False,
         hooks: Iterable[Hook] = (),
+        usage_limits: UsageLimits | None = None,
         name: str | None = None,
     ) -> RunPlan:
         """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
@@ -208,6 +247,7 @@ class Agent(RunSurface):
             and max_correction_turns == 1
             and not native_structured_output
             and not hooks
+            and usage_limits is None
             and name is None
         )
         if plain:
@@ -222,6 +262,7 @@ class Agent(RunSurface):
             max_correction_turns=max_correction_turns,
             native_structured_output=native_structured_output,
             hooks=hooks,
+            usage_limits=usage_limits,
             name=name,
         )
         if plain:
@@ -241,6 +282,9 @@ class Agent(RunSurface):
             self.hooks,
             self.max_steps,
             self.tracing,
+            self.usage_limits,
+            self.system_prompt,
+            self._instructions,
         )
 
     def _build_plan(
@@ -253,6 +297,7 @@ class Agent(RunSurface):
         max_correction_turns: int,
         native_structured_output: bool,
         hooks: Iterable[Hook],
+        usage_limits: UsageLimits | None,
         name: str | None,
     ) -> RunPlan:
         steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
@@ -271,6 +316,9 @@ class Agent(RunSurface):
             approver=self.approver,
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
+            usage_limits=usage_limits if usage_limits is not None else self.usage_limits,
+            system_prompt=None if isinstance(self.system_prompt, str) else self.system_prompt,
+            instructions=self._instructions,
             tracing=self.tracing,
             threads=self._threads,
         )
@@ -287,7 +335,11 @@ class Agent(RunSurface):
         they already start with a system message."""
         transcript = list(messages)
         prompt = self.system_prompt
-        if prompt and not (transcript and transcript[0].role == "system"):
+        if (
+            isinstance(prompt, str)
+            and prompt
+            and not (transcript and transcript[0].role == "system")
+        ):
             cached = self._system_message
             if cached is None or cached.text != prompt:
                 cached = self._system_message = Message.system(prompt)
@@ -297,14 +349,24 @@ class Agent(RunSurface):
     def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
         return self._plan(output_type=output_type, **options)
 
-    async def _start_run(
-        self, plan: RunPlan, task: Message, scope: RunScope, invocation_id: str
-    ) -> RunResult[Any]:
-        return await execute_run(
-            plan, self._start_transcript(), task, scope=scope, invocation_id=invocation_id
+    def _steps(
+        self,
+        plan: RunPlan,
+        task: Message | None,
+        scope: RunScope,
+        invocation_id: str,
+        deps: Any,
+    ) -> AsyncGenerator[Step | RunResult[Any], None]:
+        return run_steps(
+            plan,
+            self._start_transcript(),
+            task,
+            scope=scope,
+            invocation_id=invocation_id,
+            deps=deps,
         )
 
-    def session(self, messages: Sequence[Message] | None = None) -> Session:
+    def session(self, messages: Sequence[Message] | None = None) -> Session[DepsT]:
         """A conversation with this agent, optionally resumed from a transcript (as
         `Session.messages` or `load_messages` gave it). Raises `TranscriptError` for a
         transcript that cannot be continued."""

@@ -73,6 +73,7 @@ class BatchContext:
     tracing: Tracing
     commit: Callable[[Message], None]
     threads: ToolThreads | None = None
+    deps: Any = None
 
 
 class ToolBatch:
@@ -289,6 +290,7 @@ class ToolBatch:
             depth=run.depth,
             scope=run.scope,
             threads=run.threads,
+            deps=run.deps,
         )
         if call.input_error is not None:
             return _error_block(call, f"invalid args: {call.input_error}"), None

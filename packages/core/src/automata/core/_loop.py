@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -19,8 +19,10 @@ from automata.core._blocks import (
     Message,
     TextBlock,
     ThinkingBlock,
+    ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import RunContext
 from automata.core._errors import (
     CompletionError,
     IncompleteResponseError,
@@ -37,8 +39,15 @@ from automata.core._events import (
     UsageEvent,
 )
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._options import CallOptions
 from automata.core._policy import CallBudget, ToolPolicy
+from automata.core._prompts import (
+    PromptFunction,
+    PromptPart,
+    render_instructions,
+    with_instructions,
+)
 from automata.core._provider import (
     ModelRequest,
     ModelResponse,
@@ -51,6 +60,7 @@ from automata.core._provider import (
 )
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
+from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._threads import ThreadSlots, ToolThreads
@@ -58,7 +68,9 @@ from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
 
-__all__ = ["LoopOutcome", "RunLoop", "RunSettings"]
+__all__ = ["STOPPED_BEFORE_TOOLS", "LoopOutcome", "RunLoop", "RunSettings"]
+
+STOPPED_BEFORE_TOOLS = "canceled: the run was stopped before this call ran"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +86,11 @@ class RunSettings:
     approver: Approver | None
     pre_send: tuple[Hook, ...]
     max_steps: int
+    usage_limits: UsageLimits | None = None
+    system_prompt: PromptFunction[Any] | None = None
+    """A dynamic system prompt, evaluated when a run starts a transcript without one."""
+    instructions: tuple[PromptPart[Any], ...] = ()
+    """Evaluated before every provider call and sent, never stored."""
     structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
@@ -101,7 +118,7 @@ class _RunState:
 class RunLoop:
     """Runs provider turns and tool batches on a transcript until the model answers.
 
-    `run()` appends every committed message to the transcript. It raises `RunError`
+    `steps()` appends every committed message to the transcript. It raises `RunError`
     subclasses (or `ProviderError`) carrying the partial result, and re-raises
     cancellation after committing a result for every pending tool call; `result()`
     reports the run as far as it got at any time.
@@ -110,9 +127,12 @@ class RunLoop:
     __slots__ = (
         "batch_context",
         "budget",
+        "deps",
         "depth",
         "emit",
         "invocation_id",
+        "meter",
+        "open_calls",
         "scope",
         "settings",
         "state",
@@ -126,8 +146,10 @@ class RunLoop:
         invocation_id: str,
         depth: int,
         scope: RunScope,
+        deps: Any = None,
     ) -> None:
         self.settings = settings
+        self.deps = deps
         self.transcript = transcript
         self.invocation_id = invocation_id
         self.depth = depth
@@ -138,9 +160,11 @@ class RunLoop:
             if (policy.max_calls is not None or policy.per_tool or scope.budget is not None)
             else None
         )
-        self.scope = RunScope(emit=scope.emit, budget=self.budget)
+        self.meter: UsageMeter | None = scope.usage
+        self.scope = RunScope(emit=scope.emit, budget=self.budget, usage=scope.usage)
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
+        self.open_calls: tuple[ToolUseBlock, ...] = ()
 
     # -- results -----------------------------------------------------------------
 
@@ -166,11 +190,19 @@ class RunLoop:
 
     # -- the loop ----------------------------------------------------------------
 
-    async def run(self) -> LoopOutcome:
+    async def steps(self) -> AsyncGenerator[Step | LoopOutcome, None]:
+        """Each model turn and each tool batch as it is committed, then the outcome.
+
+        Closed early (`aclose()` at a step), the run stops there: a turn whose calls
+        have not run gets a `canceled` result for each of them, so the transcript
+        stays valid, and the run's stop reason is `cancelled`."""
         settings = self.settings
+        state = self.state
+        transcript = self.transcript
+        run = StepRun(settings.agent, self.invocation_id, transcript)
         try:
             while True:
-                if self.state.steps >= settings.max_steps:
+                if state.steps >= settings.max_steps:
                     raise self.fail(
                         MaxStepsError(
                             f"run stopped after max_steps={settings.max_steps} "
@@ -181,28 +213,59 @@ class RunLoop:
                 response = await self.call_model()
                 message = response.message
                 self.check_response(response)
-                self.transcript.append(message)
+                transcript.append(message)
                 calls = message.tool_calls
+                self.open_calls = calls
+                yield ModelStep(
+                    message, response.usage, response.stop_reason, state.steps, run, len(transcript)
+                )
+                self.open_calls = ()
                 if not calls:
                     attempt = None
                     if settings.structured is not None:
                         attempt = settings.structured.parse_text(message.text)
-                    return LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt)
+                    return
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
                 if isinstance(abort, STOPS_THE_PROGRAM):
-                    self.state.stop_reason = StopReason.ERROR
+                    state.stop_reason = StopReason.ERROR
                     raise abort
                 if abort is not None:
                     raise self.fail(
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
                         StopReason.ERROR,
                     ) from abort
+                yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
                 if attempt is not None:
-                    return LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt)
+                    return
         except asyncio.CancelledError:
-            self.state.stop_reason = StopReason.CANCELLED
+            state.stop_reason = StopReason.CANCELLED
             raise
+        except GeneratorExit:
+            self.stop_early()
+            raise
+
+    def stop_early(self) -> None:
+        """The caller stopped the run at a step: answer the calls that never ran."""
+        self.state.stop_reason = StopReason.CANCELLED
+        calls = self.open_calls
+        if calls:
+            self.open_calls = ()
+            self.transcript.append(
+                Message(
+                    role="tool",
+                    content=tuple(
+                        ToolResultBlock(
+                            tool_use_id=call.id,
+                            content=(TextBlock(text=STOPPED_BEFORE_TOOLS),),
+                            is_error=True,
+                        )
+                        for call in calls
+                    ),
+                )
+            )
 
     def tool_batch_context(self) -> BatchContext:
         """What this run's tool batches see of it (built on the first batch)."""
@@ -221,14 +284,25 @@ class RunLoop:
                 scope=self.scope,
                 tracing=settings.tracing,
                 commit=self.transcript.append,
+                deps=self.deps,
                 threads=ToolThreads(settings.threads, settings.policy.max_sync_threads),
             )
         return context
 
     async def call_model(self) -> ModelResponse:
         settings = self.settings
+        meter = self.meter
+        if meter is not None:
+            over = meter.start_request()
+            if over is not None:
+                raise self.fail(over, StopReason.ERROR)
+        messages = tuple(self.transcript)
+        if settings.instructions:
+            context = RunContext(self.deps, settings.agent, self.invocation_id)
+            text = await render_instructions(settings.instructions, context)
+            messages = with_instructions(messages, text)
         request = ModelRequest(
-            messages=tuple(self.transcript),
+            messages=messages,
             tools=settings.tool_specs,
             options=settings.options,
             output_schema=settings.output_schema,
@@ -277,6 +351,10 @@ class RunLoop:
         self.state.final_message = response.message
         self.state.stop_reason = response.stop_reason
         self.state.raw_stop_reason = response.raw_stop_reason
+        if meter is not None and response.usage is not None:
+            over = meter.add(response.usage)
+            if over is not None:  # the reply is not committed (L59)
+                raise self.fail(over, StopReason.ERROR)
         return response
 
     async def stream_model(self, provider: StreamProvider, request: ModelRequest) -> ModelResponse:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
@@ -19,6 +20,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
     HookError,
@@ -28,11 +30,14 @@ from automata.core._errors import (
     TranscriptError,
 )
 from automata.core._hooks import Hook
+from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._options import CallOptions
 from automata.core._policy import ToolPolicy
+from automata.core._prompts import render_prompt
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
+from automata.core._steps import Step
 from automata.core._stop import StopReason
 from automata.core._structured import StructuredAttempt, StructuredOutput
 from automata.core._usage import Usage
@@ -44,8 +49,10 @@ __all__ = [
     "check_max_steps",
     "check_run_keywords",
     "check_transcript",
+    "drive",
     "execute_run",
     "new_invocation_id",
+    "run_steps",
     "task_message",
 ]
 
@@ -62,6 +69,7 @@ class RunOptions(TypedDict, total=False):
     max_correction_turns: int
     native_structured_output: bool
     hooks: Iterable[Hook]
+    usage_limits: UsageLimits | None
 
 
 _RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
@@ -76,7 +84,7 @@ def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
     not accept, naming the ones it does. Raises `ArgumentTypeError`."""
     unknown = [key for key in given if key not in _RUN_KEYWORDS]
     if unknown:
-        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "output_type")))
+        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "deps", "output_type")))
         plural = "s" if len(unknown) > 1 else ""
         raise ArgumentTypeError(
             f"{method}() got unexpected keyword argument{plural} "
@@ -184,72 +192,167 @@ async def execute_run(
     scope: RunScope,
     invocation_id: str,
     depth: int = 0,
+    deps: Any = None,
 ) -> RunResult[Any]:
-    """Append `task` to `transcript` and run it; post-run hooks follow every run."""
-    transcript.append(task)
+    """Append `task` to `transcript` and run it to the end: `run_steps` driven through."""
+    return await drive(
+        run_steps(
+            plan,
+            transcript,
+            task,
+            scope=scope,
+            invocation_id=invocation_id,
+            depth=depth,
+            deps=deps,
+        )
+    )
+
+
+async def drive(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
+    """Run steps to the end and return the result they end with (L50)."""
+    last: Step | RunResult[Any] | None = None
+    async for last in steps:  # noqa: B007 (the last item is the result)
+        pass
+    assert isinstance(last, RunResult)
+    return last
+
+
+def run_steps(
+    plan: RunPlan,
+    transcript: list[Message],
+    task: Message | None,
+    *,
+    scope: RunScope,
+    invocation_id: str,
+    depth: int = 0,
+    deps: Any = None,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
+    """Append `task` to `transcript` (None: continue the transcript as it is) and run
+    it, yielding each committed step and, last, the `RunResult`; post-run hooks follow
+    every run (also one closed at a step). The task is appended now: call this when the
+    run starts."""
+    if task is not None:
+        transcript.append(task)
+    limits = plan.settings.usage_limits
+    if limits is not None or scope.usage is not None:
+        scope = replace(scope, usage=UsageMeter(limits, scope.usage))
+    if plan.structured is None:
+        # traced: the loop ends with the RunResult, never a LoopOutcome
+        return _loop_steps(  # type: ignore[return-value]
+            plan, plan.settings, transcript, scope, invocation_id, depth, deps, traced=True
+        )
+    return _typed_run(plan, transcript, scope, invocation_id, depth, deps)
+
+
+async def _typed_run(
+    plan: RunPlan,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+    deps: Any,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
+    """The typed sequence of loops (`_typed_steps`) under one run span."""
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
+        inner = _typed_steps(plan, transcript, scope, invocation_id, depth, deps)
         try:
-            if plan.structured is None:
-                result: RunResult[Any] = await _run_once(
-                    plan, plan.settings, transcript, scope, invocation_id, depth
-                )
-            else:
-                result = await _run_typed(plan, transcript, scope, invocation_id, depth)
+            async for item in inner:
+                if isinstance(item, RunResult):
+                    result: RunResult[Any] = item
+                else:
+                    yield item
         except RunError as error:
             if error.result is not None:
                 partial = error.result
                 tracing.finish_run(span, partial.usage, partial.steps, partial.stop_reason.value)
             raise
+        except GeneratorExit:
+            await inner.aclose()
+            raise
         tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
-        return result
+    yield result
 
 
-async def _run_once(
+async def _add_system_prompt(
+    settings: RunSettings, transcript: list[Message], invocation_id: str, deps: Any
+) -> None:
+    """Lead a transcript that has no system message with the dynamic prompt (L65)."""
+    prompt = settings.system_prompt
+    if prompt is not None and not (transcript and transcript[0].role == "system"):
+        text = await render_prompt(prompt, RunContext(deps, settings.agent, invocation_id))
+        if text:
+            transcript.insert(0, Message.system(text))
+
+
+_UNTRACED = nullcontext(None)
+
+
+async def _loop_steps(
     plan: RunPlan,
     settings: RunSettings,
     transcript: list[Message],
     scope: RunScope,
     invocation_id: str,
     depth: int,
-) -> RunResult[str]:
-    outcome = await _loop_with_hooks(plan, settings, transcript, scope, invocation_id, depth)
-    return outcome.result
-
-
-async def _loop_with_hooks(
-    plan: RunPlan,
-    settings: RunSettings,
-    transcript: list[Message],
-    scope: RunScope,
-    invocation_id: str,
-    depth: int,
+    deps: Any,
     *,
     finish: bool = True,
-) -> LoopOutcome:
-    """One loop; its post-run hooks run after it (when `finish`, or when it fails)."""
-    loop = RunLoop(settings, transcript, invocation_id, depth, scope)
-    try:
-        outcome = await loop.run()
-    except asyncio.CancelledError as cancel:
-        await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
-        raise
-    except RunError as error:
-        result = error.result if error.result is not None else loop.result(StopReason.ERROR)
-        await _after_run(plan.post_run, result, error)
-        raise
-    except Exception as error:
-        result = loop.result(StopReason.ERROR)
-        if hasattr(error, "result"):
-            result = getattr(error, "result", None) or result
-        await _after_run(plan.post_run, result, error)
-        raise
-    except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
-        await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
-        raise
-    if finish:
-        await _after_run(plan.post_run, outcome.result, None)
-    return outcome
+    traced: bool = False,
+) -> AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]:
+    """One loop's steps, then its outcome; its post-run hooks run after it (when
+    `finish`, or when it fails or is closed early). `traced`: the loop is the whole
+    run, under its own run span, and ends with the `RunResult` instead."""
+    if settings.system_prompt is not None:
+        await _add_system_prompt(settings, transcript, invocation_id, deps)
+    tracing = settings.tracing
+    span_scope: AbstractContextManager[Any] = (
+        tracing.run(settings.agent, invocation_id, depth) if traced else _UNTRACED
+    )
+    with span_scope as span:
+        loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps)
+        outcome: LoopOutcome | None = None
+        steps = loop.steps()
+        try:
+            async for item in steps:
+                if isinstance(item, LoopOutcome):
+                    outcome = item
+                else:
+                    yield item
+        except asyncio.CancelledError as cancel:
+            await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), cancel)
+            raise
+        except RunError as error:
+            result = error.result if error.result is not None else loop.result(StopReason.ERROR)
+            await _after_run(plan.post_run, result, error)
+            if traced:
+                tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+            raise
+        except GeneratorExit:  # the caller stopped the run at a step (L52)
+            await steps.aclose()
+            await _after_run(plan.post_run, loop.result(StopReason.CANCELLED), None)
+            raise
+        except Exception as error:
+            result = loop.result(StopReason.ERROR)
+            if hasattr(error, "result"):
+                result = getattr(error, "result", None) or result
+            await _after_run(plan.post_run, result, error)
+            raise
+        except BaseException as stop:  # KeyboardInterrupt or SystemExit from a tool (L44)
+            await _after_run(plan.post_run, loop.result(StopReason.ERROR), stop)
+            raise
+        assert outcome is not None
+        result = outcome.result
+        if finish:
+            try:
+                await _after_run(plan.post_run, result, None)
+            except RunError:  # HookError: the run is still recorded as it went
+                if traced:
+                    tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+                raise
+        if traced:
+            tracing.finish_run(span, result.usage, result.steps, result.stop_reason.value)
+    yield result if traced else outcome
 
 
 async def _after_run(
@@ -306,13 +409,14 @@ _CORRECTION = (
 _FORCE = "Give your final answer now by calling the automata_structured_output tool."
 
 
-async def _run_typed(
+async def _typed_steps(
     plan: RunPlan,
     transcript: list[Message],
     scope: RunScope,
     invocation_id: str,
     depth: int,
-) -> RunResult[Any]:
+    deps: Any,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
     """The typed sequence: the first attempt, up to `max_correction_turns` corrections,
     then one turn forced to call the hidden tool. Every underlying run is one loop with
     its own post-run hooks; usage and steps are summed over all of them."""
@@ -327,16 +431,26 @@ async def _run_typed(
     steps = 0
     while True:
         settings = _typed_settings(base, structured, native=native, forced=forced)
+        loop_steps = _loop_steps(
+            plan, settings, transcript, scope, invocation_id, depth, deps, finish=False
+        )
+        outcome: LoopOutcome | None = None
         try:
-            outcome = await _loop_with_hooks(
-                plan, settings, transcript, scope, invocation_id, depth, finish=False
-            )
+            async for item in loop_steps:
+                if isinstance(item, LoopOutcome):
+                    outcome = item
+                else:
+                    yield item
+        except GeneratorExit:
+            await loop_steps.aclose()
+            raise
         except RunError as error:
             if error.result is not None:
                 error.result = replace(
                     error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
                 )
             raise
+        assert outcome is not None
         usage = usage + outcome.result.usage
         steps += outcome.result.steps
         attempt = outcome.attempt or StructuredAttempt(found=False)
@@ -347,7 +461,8 @@ async def _run_typed(
                 partial, output=attempt.value, stop_reason=StopReason.END_TURN
             )
             await _after_run(plan.post_run, result, None)
-            return result
+            yield result
+            return
         violations.extend(v for v in attempt.violations if v not in violations)
         if forced:
             invalid = InvalidStructuredOutputError(

@@ -7,14 +7,22 @@ every tool call. A session runs one task at a time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from automata.core._blocks import Message
-from automata.core._errors import AutomataError
+from automata.core._deps import DepsT
+from automata.core._errors import AutomataError, InvalidArgumentError
 from automata.core._result import RunResult
-from automata.core._runner import RunOptions, RunPlan, check_transcript, execute_run
+from automata.core._runner import (
+    RunOptions,
+    RunPlan,
+    check_transcript,
+    run_steps,
+    task_message,
+)
 from automata.core._scope import RunScope
+from automata.core._steps import Step
 from automata.core._surface import RunSurface
 
 if TYPE_CHECKING:
@@ -27,15 +35,15 @@ class SessionBusyError(AutomataError, RuntimeError):
     """A session was asked to run while one of its runs was still going."""
 
 
-class Session(RunSurface):
+class Session(RunSurface[DepsT]):
     """A multi-turn conversation. `messages` is a copy of the transcript, system
     message first; persist it with `dump_messages` and resume with
-    `agent.session(messages=load_messages(...))`. `run`, `run_sync` and `stream` take
-    the same arguments as the agent's and continue the conversation."""
+    `agent.session(messages=load_messages(...))`. `iter`, `run`, `run_sync` and
+    `stream` take the same arguments as the agent's and continue the conversation."""
 
     _surface_name = "session"
 
-    def __init__(self, agent: Agent, messages: Sequence[Message] = ()) -> None:
+    def __init__(self, agent: Agent[DepsT], messages: Sequence[Message] = ()) -> None:
         self.agent = agent
         self._transcript = agent._start_transcript(check_transcript(messages))
         self._busy = False
@@ -50,16 +58,44 @@ class Session(RunSurface):
             raise SessionBusyError("this session is already running a task")
         self._busy = True
 
+    def _task_message(self, task: object, method: str) -> Message | None:
+        if task is not None:
+            return task_message(task, method)
+        last = self._transcript[-1] if self._transcript else None
+        if last is None or last.role not in ("user", "tool"):
+            found = "is empty" if last is None else "ends with an answer"
+            raise InvalidArgumentError(
+                f"{method}() got no task, and the conversation {found}: there is no "
+                "interrupted run to continue; pass a task"
+            )
+        return None
+
     def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
         return self.agent._plan(output_type=output_type, **options)
 
-    async def _start_run(
-        self, plan: RunPlan, task: Message, scope: RunScope, invocation_id: str
-    ) -> RunResult[Any]:
+    async def _steps(
+        self,
+        plan: RunPlan,
+        task: Message | None,
+        scope: RunScope,
+        invocation_id: str,
+        deps: Any,
+    ) -> AsyncGenerator[Step | RunResult[Any], None]:
         self._claim()
         try:
-            return await execute_run(
-                plan, self._transcript, task, scope=scope, invocation_id=invocation_id
+            steps = run_steps(
+                plan,
+                self._transcript,
+                task,
+                scope=scope,
+                invocation_id=invocation_id,
+                deps=deps,
             )
+            try:
+                async for item in steps:
+                    yield item
+            except GeneratorExit:
+                await steps.aclose()
+                raise
         finally:
             self._busy = False

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -46,12 +46,14 @@ class TaskParams(BaseModel):
 class SubAgentTool(Generic[P]):
     """A tool that runs an agent. Built by `as_tool` / `as_tool_func`."""
 
-    agent: Agent
+    agent: Agent[Any]
     name: str
     description: str
     params: type[P]
     render: Callable[[P], str] = field(repr=False)
     input_schema: Mapping[str, Any] = field(default_factory=dict)
+    share_usage_limits: bool = False
+    """Whether the sub-agent's usage counts against its parent run's limits."""
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         try:
@@ -59,13 +61,17 @@ class SubAgentTool(Generic[P]):
         except ValidationError as exc:
             raise InvalidToolArguments(format_validation_error(exc)) from None
         task = Message.user(self.render(params))
+        scope = context.scope
+        if not self.share_usage_limits and scope.usage is not None:
+            scope = replace(scope, usage=None)
         result = await execute_run(
             self.agent._plan(name=self.name),
             self.agent._start_transcript(),
             task,
-            scope=context.scope,
+            scope=scope,
             invocation_id=context.call.id,
             depth=context.depth + 1,
+            deps=context.deps,
         )
         return to_tool_result(result.output)  # typed outputs arrive as JSON
 
@@ -75,66 +81,96 @@ def _as_json(params: BaseModel) -> str:
 
 
 @overload
-def as_tool(agent: Agent, name: str, description: str) -> SubAgentTool[TaskParams]: ...
+def as_tool(
+    agent: Agent[Any], name: str, description: str, *, share_usage_limits: bool = False
+) -> SubAgentTool[TaskParams]: ...
 
 
 @overload
-def as_tool(agent: Agent, name: str, description: str, params: type[P]) -> SubAgentTool[P]: ...
+def as_tool(
+    agent: Agent[Any],
+    name: str,
+    description: str,
+    params: type[P],
+    *,
+    share_usage_limits: bool = False,
+) -> SubAgentTool[P]: ...
 
 
 def as_tool(
-    agent: Agent, name: str, description: str, params: type[BaseModel] = TaskParams
+    agent: Agent[Any],
+    name: str,
+    description: str,
+    params: type[BaseModel] = TaskParams,
+    *,
+    share_usage_limits: bool = False,
 ) -> SubAgentTool[Any]:
     """A tool that runs `agent` with the validated arguments, as JSON, as its task.
+    The sub-agent's run gets its parent's `deps`. With `share_usage_limits` its
+    requests and tokens also count against the parent run's `UsageLimits` (L61).
     Raises `ToolDefinitionError` for something that is not an `Agent`, a name a model
     cannot call, or params that are not a pydantic model."""
-    return _sub_agent_tool("as_tool", agent, name, description, params, _as_json)
+    return _sub_agent_tool(
+        "as_tool", agent, name, description, params, _as_json, share_usage_limits
+    )
 
 
 @overload
 def as_tool_func(
-    agent: Agent,
+    agent: Agent[Any],
     name: str,
     description: str,
     *,
     render: Callable[[TaskParams], str] | None = None,
+    share_usage_limits: bool = False,
 ) -> SubAgentTool[TaskParams]: ...
 
 
 @overload
 def as_tool_func(
-    agent: Agent,
+    agent: Agent[Any],
     name: str,
     description: str,
     params: type[P],
     render: Callable[[P], str] | None = None,
+    *,
+    share_usage_limits: bool = False,
 ) -> SubAgentTool[P]: ...
 
 
 def as_tool_func(
-    agent: Agent,
+    agent: Agent[Any],
     name: str,
     description: str,
     params: type[BaseModel] = TaskParams,
     render: Callable[[Any], str] | None = None,
+    *,
+    share_usage_limits: bool = False,
 ) -> SubAgentTool[Any]:
     """A tool that runs `agent` with `render(params)` as its task, so the sub-agent
     reads natural language instead of JSON. Without `render`, a `TaskParams` task is
     passed as is and other params as JSON. Raises `ToolDefinitionError` for something
     that is not an `Agent`, a name a model cannot call, or params that are not a
-    pydantic model."""
+    pydantic model. `share_usage_limits` is as for `as_tool`."""
     return _sub_agent_tool(
-        "as_tool_func", agent, name, description, params, render or _default_render
+        "as_tool_func",
+        agent,
+        name,
+        description,
+        params,
+        render or _default_render,
+        share_usage_limits,
     )
 
 
 def _sub_agent_tool(
     function: str,
-    agent: Agent,
+    agent: Agent[Any],
     name: str,
     description: str,
     params: type[BaseModel],
     render: Callable[[Any], str],
+    share_usage_limits: bool,
 ) -> SubAgentTool[Any]:
     if not isinstance(agent, Agent):
         if agent is None or isinstance(agent, str):
@@ -161,6 +197,7 @@ def _sub_agent_tool(
         params=params,
         render=render,
         input_schema=model_schema(params),
+        share_usage_limits=share_usage_limits,
     )
 
 

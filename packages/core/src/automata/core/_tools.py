@@ -13,7 +13,17 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Protocol, cast, get_args, get_origin, get_type_hints, overload
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    Protocol,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
@@ -26,6 +36,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import DepsT
 from automata.core._errors import AutomataError, ToolDefinitionError
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
@@ -87,11 +98,13 @@ class ToolResult:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """Where a tool call runs: the call itself and the run it belongs to.
 
-    A tool function receives it by declaring a parameter annotated `ToolContext`;
-    that parameter never appears in the schema the model sees.
+    A tool function receives it by declaring a parameter annotated `ToolContext` (or
+    `ToolContext[Deps]`, the agent's deps type); that parameter never appears in the
+    schema the model sees. `deps` is the object the run was given as `deps=` (None
+    when it was given none).
     """
 
     call: ToolUseBlock
@@ -104,6 +117,8 @@ class ToolContext:
     threads: ToolThreads | None = field(default=None, repr=False, compare=False)
     """The agent's sync-tool threads, bounded by the run's `ToolPolicy.max_sync_threads`;
     None outside a run, where a sync tool gets a thread of its own."""
+    deps: DepsT = field(default=None, compare=False)  # type: ignore[assignment]
+    """The run's dependencies, as passed to `run(..., deps=...)`; None without them."""
 
 
 class Tool(Protocol):
@@ -251,7 +266,7 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 def _is_context_param(annotation: Any) -> bool:
-    return annotation is ToolContext
+    return annotation is ToolContext or get_origin(annotation) is ToolContext
 
 
 def _is_model_type(annotation: Any) -> bool:

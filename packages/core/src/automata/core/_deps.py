@@ -1,0 +1,32 @@
+"""The per-run dependencies type and the context dynamic prompts see.
+
+`deps` is whatever object a caller hands a run (`agent.run(task, deps=db)`): a
+database handle, the current user. The library never looks inside it; it passes it
+to the run's tools (`ToolContext.deps`) and dynamic prompts (`RunContext.deps`).
+`Agent[DepsT]` makes `mypy --strict` check, at the call site, that the object given
+is of the agent's declared type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic
+
+from typing_extensions import TypeVar
+
+__all__ = ["DepsT", "RunContext"]
+
+DepsT = TypeVar("DepsT", default=None)
+"""The type of the object a run hands its tools and prompts as `deps` (None when the
+agent declares none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext(Generic[DepsT]):
+    """What a dynamic system prompt or instructions function sees of its run: the
+    run's `deps` (None when the run was given none), the agent's name and the run's
+    invocation id."""
+
+    deps: DepsT
+    agent: str
+    invocation_id: str
