@@ -44,7 +44,7 @@ PROVIDER_HINT = (
 )
 ACCEPTED = (
     "call_options, deps, hooks, max_correction_turns, max_steps, native_structured_output, "
-    "output_type, tool_policy, usage_limits"
+    "output_type, output_validators, tool_policy, usage_limits"
 )
 
 

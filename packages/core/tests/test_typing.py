@@ -1,6 +1,6 @@
 """Type-level specifications: `mypy --strict` accepts code that uses deps and typed
 output as declared, and rejects wrong deps and wrong output types at the call site
-(docs/loop.md, L62, L64). Each snippet is checked by running mypy on it."""
+(docs/loop.md, L62, L64, L71). Each snippet is checked by running mypy on it."""
 
 from __future__ import annotations
 
@@ -160,4 +160,29 @@ name: str = streamed.result.output
         ' "int")  [assignment]',
         '4: Incompatible types in assignment (expression has type "int", variable has type'
         ' "str")  [assignment]',
+    ]
+
+
+def test_an_output_validator_is_checked_for_its_deps_and_its_value_type(
+    tmp_path: Path, mypy_cache: Path
+) -> None:
+    """L71: a validator taking other deps, or returning another type than it takes, is
+    rejected where it is registered; one that fits checks cleanly."""
+    body = """\
+def fits(ctx: RunContext[Database], city: City) -> City:
+    return City(name=ctx.deps.url + city.name)
+agent.output_validator(fits)
+def other_deps(ctx: RunContext[int], city: City) -> City:
+    return city
+agent.output_validator(other_deps)
+def other_value(ctx: RunContext[Database], city: City) -> int:
+    return 1
+agent.output_validator(other_value)
+"""
+    assert mypy_errors(tmp_path, body, mypy_cache) == [
+        '6: Argument 1 to "output_validator" of "Agent" has incompatible type '
+        '"Callable[[RunContext[int], City], City]"; expected '
+        '"Callable[[RunContext[Database], City], City | Awaitable[City]]"  [arg-type]',
+        '9: Cannot infer value of type parameter "OutputT" of "output_validator" of '
+        '"Agent"  [misc]',
     ]

@@ -34,12 +34,15 @@ from automata.core._errors import (
     InvalidStructuredOutputError,
     MaxStepsError,
     MissingAPIKeyError,
+    ModelRetry,
+    OutputRetriesExceededError,
     ProviderError,
     ProviderTimeoutError,
     RetryableError,
     RunError,
     ToolBatchAbortedError,
     ToolDefinitionError,
+    ToolRetriesExceededError,
     TranscriptError,
     TranscriptVersionError,
 )
@@ -56,6 +59,7 @@ from automata.core._iter import RunSteps
 from automata.core._limits import UsageLimitExceeded, UsageLimits
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
+from automata.core._output_validators import OutputValidator
 from automata.core._policy import RateLimiter, ToolLimits, ToolPolicy
 from automata.core._provider import (
     ModelRequest,
@@ -120,8 +124,11 @@ __all__ = [
     "MissingAPIKeyError",
     "ModelRequest",
     "ModelResponse",
+    "ModelRetry",
     "ModelStep",
+    "OutputRetriesExceededError",
     "OutputSchema",
+    "OutputValidator",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",
@@ -167,6 +174,7 @@ __all__ = [
     "ToolResult",
     "ToolResultBlock",
     "ToolResultEvent",
+    "ToolRetriesExceededError",
     "ToolSpec",
     "ToolStep",
     "ToolUseBlock",

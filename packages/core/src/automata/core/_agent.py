@@ -17,6 +17,7 @@ from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
 from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
+from automata.core._output_validators import OutputT, OutputValidator, check_output_validator
 from automata.core._policy import ToolPolicy
 from automata.core._prompts import PromptFunction, PromptPart, check_prompt_part
 from automata.core._provider import Provider, ToolSpec
@@ -133,6 +134,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         for part in parts:
             check_prompt_part(part, "instructions")
         self._instructions: tuple[PromptPart[DepsT], ...] = parts
+        self._output_validators: tuple[OutputValidator[DepsT, Any], ...] = ()
         self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
@@ -223,6 +225,18 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self._instructions = (*self._instructions, function)
         return function
 
+    def output_validator(
+        self, function: OutputValidator[DepsT, OutputT], /
+    ) -> OutputValidator[DepsT, OutputT]:
+        """Register an output validator (sync or async, taking the run context and the
+        output, returning the output to keep), as `@agent.output_validator`; returns
+        it. Validators run in registration order on every run's output before it is
+        returned (the typed value, or the text of an untyped run), and may raise
+        `ModelRetry` to give the model a correction turn (L69-L72)."""
+        check_output_validator(function)
+        self._output_validators = (*self._output_validators, function)
+        return function
+
     # -- runs --------------------------------------------------------------------
 
     def _plan(
@@ -237,8 +251,11 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         hooks: Iterable[Hook] = (),
         usage_limits: UsageLimits | None = None,
         name: str | None = None,
+        output_validators: Sequence[OutputValidator[Any, Any]] = (),
     ) -> RunPlan:
         """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
+        for validator in output_validators:
+            check_output_validator(validator)
         plain = (
             call_options is None
             and tool_policy is None
@@ -249,6 +266,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             and not hooks
             and usage_limits is None
             and name is None
+            and not output_validators
         )
         if plain:
             cached = self._plan_cache
@@ -264,6 +282,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             hooks=hooks,
             usage_limits=usage_limits,
             name=name,
+            output_validators=tuple(output_validators),
         )
         if plain:
             self._plan_cache = (self._config_key(), plan)
@@ -285,6 +304,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             self.usage_limits,
             self.system_prompt,
             self._instructions,
+            self._output_validators,
         )
 
     def _build_plan(
@@ -299,6 +319,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         hooks: Iterable[Hook],
         usage_limits: UsageLimits | None,
         name: str | None,
+        output_validators: tuple[OutputValidator[Any, Any], ...],
     ) -> RunPlan:
         steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
         if max_correction_turns < 0:
@@ -328,6 +349,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             structured=None if output_type is None else StructuredOutput(output_type),
             max_correction_turns=max_correction_turns,
             native_structured_output=native_structured_output,
+            output_validators=(*self._output_validators, *output_validators),
         )
 
     def _start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:

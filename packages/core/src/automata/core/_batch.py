@@ -17,7 +17,9 @@ from typing import Any
 
 from automata.core._approval import Approval, Approver
 from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from automata.core._errors import ModelRetry
 from automata.core._events import ToolResultEvent
+from automata.core._model_retry import ToolRetries
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._scope import RunScope
 from automata.core._structured import StructuredAttempt, StructuredOutput
@@ -74,6 +76,7 @@ class BatchContext:
     commit: Callable[[Message], None]
     threads: ToolThreads | None = None
     deps: Any = None
+    retries: ToolRetries | None = None
 
 
 class ToolBatch:
@@ -325,6 +328,10 @@ class ToolBatch:
                 return _error_block(call, error_text(exc)), exc
             except InvalidToolArguments as exc:
                 return _error_block(call, f"invalid args: {error_text(exc)}"), exc
+            except ModelRetry as exc:
+                if run.retries is not None:
+                    run.retries.record(call.name, limits.retries or 0)
+                return _error_block(call, error_text(exc)), exc
             except Exception as exc:
                 return _error_block(call, error_text(exc)), exc
         try:

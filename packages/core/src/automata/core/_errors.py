@@ -24,12 +24,15 @@ __all__ = [
     "InvalidStructuredOutputError",
     "MaxStepsError",
     "MissingAPIKeyError",
+    "ModelRetry",
+    "OutputRetriesExceededError",
     "ProviderError",
     "ProviderTimeoutError",
     "RetryableError",
     "RunError",
     "ToolBatchAbortedError",
     "ToolDefinitionError",
+    "ToolRetriesExceededError",
     "TranscriptError",
     "TranscriptVersionError",
 ]
@@ -62,6 +65,18 @@ class RetryableError(AutomataError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ModelRetry(AutomataError):
+    """Raise this from a tool or an output validator to ask the model to try again.
+
+    From a tool, the model gets `message` as the call's error result, within the tool's
+    retry budget (`ToolLimits.retries`, default 1); from an output validator, it gets
+    `message` in a correction turn, within the run's `max_correction_turns`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class TranscriptError(AutomataError, ValueError):
@@ -148,6 +163,29 @@ class CompletionError(RunError):
 class ToolBatchAbortedError(RunError):
     """The approver (or a tool's own cancellation) aborted a tool batch. Every call of the
     batch still has a result in the transcript, so the session can continue."""
+
+
+class OutputRetriesExceededError(RunError):
+    """An output validator raised `ModelRetry` with no correction turn left
+    (`max_correction_turns`). `retry_message` is what it said; `.result` is the run up
+    to the rejected answer."""
+
+    def __init__(
+        self, message: str, result: RunResult[Any] | None = None, *, retry_message: str = ""
+    ) -> None:
+        super().__init__(message, result)
+        self.retry_message = retry_message
+
+
+class ToolRetriesExceededError(RunError):
+    """A tool raised `ModelRetry` more often in one run than its retry budget allows.
+    `tool` names it; the transcript in `.result` ends with the call's error result."""
+
+    def __init__(
+        self, message: str, result: RunResult[Any] | None = None, *, tool: str = ""
+    ) -> None:
+        super().__init__(message, result)
+        self.tool = tool
 
 
 class InvalidStructuredOutputError(RunError):

@@ -30,6 +30,7 @@ from automata.core._errors import (
     ProviderError,
     RunError,
     ToolBatchAbortedError,
+    ToolRetriesExceededError,
 )
 from automata.core._events import (
     StreamEvent,
@@ -40,6 +41,7 @@ from automata.core._events import (
 )
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits, UsageMeter
+from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._prompts import (
@@ -133,6 +135,7 @@ class RunLoop:
         "invocation_id",
         "meter",
         "open_calls",
+        "retries",
         "scope",
         "settings",
         "state",
@@ -147,8 +150,10 @@ class RunLoop:
         depth: int,
         scope: RunScope,
         deps: Any = None,
+        retries: ToolRetries | None = None,
     ) -> None:
         self.settings = settings
+        self.retries = retries if retries is not None else ToolRetries()
         self.deps = deps
         self.transcript = transcript
         self.invocation_id = invocation_id
@@ -236,6 +241,17 @@ class RunLoop:
                         ToolBatchAbortedError(f"tool batch aborted: {error_text(abort)}"),
                         StopReason.ERROR,
                     ) from abort
+                exceeded = self.retries.exceeded
+                if exceeded is not None:
+                    name, allowed = exceeded
+                    raise self.fail(
+                        ToolRetriesExceededError(
+                            f'tool "{name}" asked the model to try again more than '
+                            f"its {allowed} allowed retr{'y' if allowed == 1 else 'ies'}",
+                            tool=name,
+                        ),
+                        StopReason.ERROR,
+                    )
                 yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
                 if attempt is not None:
                     yield LoopOutcome(self.result(), attempt)
@@ -285,6 +301,7 @@ class RunLoop:
                 tracing=settings.tracing,
                 commit=self.transcript.append,
                 deps=self.deps,
+                retries=self.retries,
                 threads=ToolThreads(settings.threads, settings.policy.max_sync_threads),
             )
         return context

@@ -40,11 +40,13 @@ class ToolLimits:
     max_calls: int | None = None
     max_parallel: int | None = None
     rate_limiter: RateLimiter | None = None
+    retries: int | None = None
 
     def __post_init__(self) -> None:
         _check_positive("timeout", self.timeout)
         _check_positive("max_calls", self.max_calls, allow_zero=True)
         _check_positive("max_parallel", self.max_parallel)
+        _check_positive("retries", self.retries, allow_zero=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,10 @@ class ToolPolicy:
     times out leaves its thread running (Python cannot stop one), and that thread keeps
     its place until the function returns. A call that finds every place taken waits for
     one, within its timeout.
+
+    `retries` (default 1) is how many times in one run each tool may raise `ModelRetry`
+    and have the model try again; one more fails the run with
+    `ToolRetriesExceededError`. `ToolLimits.retries` overrides it for one tool.
     """
 
     timeout: float | None = None
@@ -69,8 +75,10 @@ class ToolPolicy:
     rate_limiter: RateLimiter | None = None
     per_tool: Mapping[str, ToolLimits] = field(default_factory=lambda: MappingProxyType({}))
     max_sync_threads: int = DEFAULT_MAX_SYNC_THREADS
+    retries: int = 1
 
     def __post_init__(self) -> None:
+        _check_positive("retries", self.retries, allow_zero=True)
         _check_positive("timeout", self.timeout)
         _check_positive("max_calls", self.max_calls, allow_zero=True)
         _check_positive("max_parallel", self.max_parallel)
@@ -85,6 +93,7 @@ class ToolPolicy:
             max_calls=own.max_calls,
             max_parallel=own.max_parallel,
             rate_limiter=own.rate_limiter or self.rate_limiter,
+            retries=own.retries if own.retries is not None else self.retries,
         )
 
 

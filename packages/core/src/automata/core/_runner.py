@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
+from automata.core._batch import error_text
 from automata.core._blocks import (
     Block,
     ImageBlock,
@@ -26,13 +27,17 @@ from automata.core._errors import (
     HookError,
     InvalidArgumentError,
     InvalidStructuredOutputError,
+    ModelRetry,
+    OutputRetriesExceededError,
     RunError,
     TranscriptError,
 )
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
+from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
+from automata.core._output_validators import OutputValidator, validate_output
 from automata.core._policy import ToolPolicy
 from automata.core._prompts import render_prompt
 from automata.core._result import RunResult
@@ -70,6 +75,7 @@ class RunOptions(TypedDict, total=False):
     native_structured_output: bool
     hooks: Iterable[Hook]
     usage_limits: UsageLimits | None
+    output_validators: Sequence[OutputValidator[Any, Any]]
 
 
 _RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
@@ -182,6 +188,7 @@ class RunPlan:
     structured: StructuredOutput[Any] | None = None
     max_correction_turns: int = 1
     native_structured_output: bool = False
+    output_validators: tuple[OutputValidator[Any, Any], ...] = ()
 
 
 async def execute_run(
@@ -236,15 +243,23 @@ def run_steps(
     limits = plan.settings.usage_limits
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
-    if plan.structured is None:
+    if plan.structured is None and not plan.output_validators:
         # traced: the loop ends with the RunResult, never a LoopOutcome
         return _loop_steps(  # type: ignore[return-value]
             plan, plan.settings, transcript, scope, invocation_id, depth, deps, traced=True
         )
-    return _typed_run(plan, transcript, scope, invocation_id, depth, deps)
+    sequence = _typed_steps if plan.structured is not None else _validated_text_steps
+    return _run_of_loops(sequence, plan, transcript, scope, invocation_id, depth, deps)
 
 
-async def _typed_run(
+_LoopSequence = Callable[
+    [RunPlan, list[Message], RunScope, str, int, Any],
+    AsyncGenerator[Step | RunResult[Any], None],
+]
+
+
+async def _run_of_loops(
+    sequence: _LoopSequence,
     plan: RunPlan,
     transcript: list[Message],
     scope: RunScope,
@@ -252,10 +267,10 @@ async def _typed_run(
     depth: int,
     deps: Any,
 ) -> AsyncGenerator[Step | RunResult[Any], None]:
-    """The typed sequence of loops (`_typed_steps`) under one run span."""
+    """A sequence of loops (typed output, or text with validators) under one run span."""
     tracing = plan.settings.tracing
     with tracing.run(plan.settings.agent, invocation_id, depth) as span:
-        inner = _typed_steps(plan, transcript, scope, invocation_id, depth, deps)
+        inner = sequence(plan, transcript, scope, invocation_id, depth, deps)
         try:
             async for item in inner:
                 if isinstance(item, RunResult):
@@ -299,6 +314,7 @@ async def _loop_steps(
     *,
     finish: bool = True,
     traced: bool = False,
+    retries: ToolRetries | None = None,
 ) -> AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]:
     """One loop's steps, then its outcome; its post-run hooks run after it (when
     `finish`, or when it fails or is closed early). `traced`: the loop is the whole
@@ -310,7 +326,7 @@ async def _loop_steps(
         tracing.run(settings.agent, invocation_id, depth) if traced else _UNTRACED
     )
     with span_scope as span:
-        loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps)
+        loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps, retries)
         outcome: LoopOutcome | None = None
         steps = loop.steps()
         try:
@@ -429,10 +445,19 @@ async def _typed_steps(
     violations: list[str] = []
     usage = Usage()
     steps = 0
+    retries = ToolRetries()
     while True:
         settings = _typed_settings(base, structured, native=native, forced=forced)
         loop_steps = _loop_steps(
-            plan, settings, transcript, scope, invocation_id, depth, deps, finish=False
+            plan,
+            settings,
+            transcript,
+            scope,
+            invocation_id,
+            depth,
+            deps,
+            finish=False,
+            retries=retries,
         )
         outcome: LoopOutcome | None = None
         try:
@@ -457,9 +482,15 @@ async def _typed_steps(
         partial = replace(outcome.result, usage=usage, steps=steps)
         if attempt.ok:
             # The answer came (often through the hidden tool): the run ended its turn.
-            result: RunResult[Any] = replace(
-                partial, output=attempt.value, stop_reason=StopReason.END_TURN
-            )
+            partial = replace(partial, stop_reason=StopReason.END_TURN)
+            context = RunContext(deps, base.agent, invocation_id)
+            try:
+                value = await _validated(plan, context, attempt.value, partial, corrections_left)
+            except ModelRetry as retry:
+                corrections_left -= 1
+                transcript.append(Message.user(error_text(retry)))
+                continue
+            result: RunResult[Any] = replace(partial, output=value)
             await _after_run(plan.post_run, result, None)
             yield result
             return
@@ -483,6 +514,99 @@ async def _typed_steps(
             forced = True
             follow_up = _FORCE
         transcript.append(Message.user(follow_up))
+
+
+async def _validated(
+    plan: RunPlan,
+    context: RunContext[Any],
+    value: Any,
+    partial: RunResult[Any],
+    corrections_left: int,
+) -> Any:
+    """`value` through the plan's output validators (L69). A `ModelRetry` with a
+    correction turn left is re-raised for the caller to ask again, after the loop's
+    post-run hooks; without one the run fails with `OutputRetriesExceededError` (L70).
+    Any other error a validator raises fails the run as itself (L72)."""
+    if not plan.output_validators:
+        return value
+    try:
+        return await validate_output(plan.output_validators, context, value)
+    except ModelRetry as retry:
+        if corrections_left > 0:
+            await _after_run(plan.post_run, partial, None)
+            raise
+        failed = replace(partial, stop_reason=StopReason.ERROR)
+        error = OutputRetriesExceededError(
+            "output validator asked the model to try again with no correction turn left "
+            f"(max_correction_turns={plan.max_correction_turns}): {error_text(retry)}",
+            failed,
+            retry_message=error_text(retry),
+        )
+        await _after_run(plan.post_run, failed, error)
+        raise error from retry
+    except Exception as error:
+        await _after_run(plan.post_run, partial, error)
+        raise
+
+
+async def _validated_text_steps(
+    plan: RunPlan,
+    transcript: list[Message],
+    scope: RunScope,
+    invocation_id: str,
+    depth: int,
+    deps: Any,
+) -> AsyncGenerator[Step | RunResult[Any], None]:
+    """An untyped run with output validators: a loop, its text through the validators,
+    and on `ModelRetry` a correction turn (the validator's message as a user message)
+    while `max_correction_turns` lasts. Usage and steps are summed over the loops."""
+    corrections_left = plan.max_correction_turns
+    retries = ToolRetries()
+    usage = Usage()
+    steps = 0
+    context = RunContext(deps, plan.settings.agent, invocation_id)
+    while True:
+        loop_steps = _loop_steps(
+            plan,
+            plan.settings,
+            transcript,
+            scope,
+            invocation_id,
+            depth,
+            deps,
+            finish=False,
+            retries=retries,
+        )
+        outcome: LoopOutcome | None = None
+        try:
+            async for item in loop_steps:
+                if isinstance(item, LoopOutcome):
+                    outcome = item
+                else:
+                    yield item
+        except GeneratorExit:
+            await loop_steps.aclose()
+            raise
+        except RunError as error:
+            if error.result is not None:
+                error.result = replace(
+                    error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
+                )
+            raise
+        assert outcome is not None
+        usage = usage + outcome.result.usage
+        steps += outcome.result.steps
+        partial = replace(outcome.result, usage=usage, steps=steps)
+        try:
+            value = await _validated(plan, context, partial.output, partial, corrections_left)
+        except ModelRetry as retry:
+            corrections_left -= 1
+            transcript.append(Message.user(error_text(retry)))
+            continue
+        result = replace(partial, output=value)
+        await _after_run(plan.post_run, result, None)
+        yield result
+        return
 
 
 def _typed_settings(
