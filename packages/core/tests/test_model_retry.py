@@ -241,6 +241,57 @@ async def test_an_untyped_run_gets_its_correction_turn_too() -> None:
     assert result.steps == 2
 
 
+async def test_streamed_and_stepped_runs_are_validated_and_corrected_the_same_way() -> None:
+    """L72: `stream`, `iter` and a session's `run` share the run's correction turns."""
+
+    def english(ctx: RunContext[None], text: str) -> str:
+        if text != "Hello":
+            raise ModelRetry("answer in English")
+        return text + "!"
+
+    def replies() -> ScriptedProvider:
+        return ScriptedProvider([Message.assistant("Bonjour"), Message.assistant("Hello")])
+
+    stream = Agent(replies()).stream("greet", output_validators=[english])
+    async for _ in stream:
+        pass
+    async with Agent(replies()).iter("greet", output_validators=[english]) as steps:
+        kinds = [type(step).__name__ async for step in steps]
+    session = Agent(replies()).session()
+    from_session = await session.run("greet", output_validators=[english])
+    assert stream.result.output == steps.result.output == from_session.output == "Hello!"
+    assert kinds == ["ModelStep", "ModelStep"]
+    assert user_texts(tuple(session.messages)) == ["greet", "answer in English"]
+
+
+async def test_the_hidden_tool_accepts_a_payload_a_validator_then_rejects() -> None:
+    """L72: the schema check answers the hidden tool call; the validator's message
+    follows it as the user message of the correction turn."""
+    provider = ScriptedProvider(
+        [
+            tool_calls(tool_call("s1", STRUCTURED_OUTPUT_TOOL, amount=-3)),
+            tool_calls(tool_call("s2", STRUCTURED_OUTPUT_TOOL, amount=3)),
+        ]
+    )
+
+    def positive(ctx: RunContext[None], price: Price) -> Price:
+        if price.amount < 0:
+            raise ModelRetry("the amount must be positive")
+        return price
+
+    result = await Agent(provider).run("price?", output_type=Price, output_validators=[positive])
+    assert [m.role for m in result.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "tool",
+    ]
+    assert tool_results(result.messages)[0] == ("s1", "structured output accepted", False)
+    assert result.messages[3].text == "the amount must be positive"
+
+
 async def test_with_no_correction_turn_left_the_run_fails_with_the_message() -> None:
     """L72: schema corrections and validator retries share `max_correction_turns`."""
     provider = ScriptedProvider([Message.assistant("Bonjour"), Message.assistant("Salut")])
