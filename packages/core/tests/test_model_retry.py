@@ -23,6 +23,7 @@ from automata.core import (
     ToolLimits,
     ToolPolicy,
     ToolRetriesExceededError,
+    tool,
 )
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
@@ -108,6 +109,30 @@ async def test_a_tools_own_retries_override_the_policys() -> None:
     agent.tool(picky)
     result = await agent.run("weather?")
     assert [error for _, _, error in tool_results(result.messages)] == [True, True, False]
+
+
+async def test_a_tools_declared_retries_sit_between_per_tool_limits_and_the_policy() -> None:
+    """L69: `tool(..., retries=N)` wins over `ToolPolicy.retries`; `per_tool` wins over
+    it."""
+
+    def script() -> ScriptedProvider:
+        return ScriptedProvider(
+            [
+                tool_calls(tool_call("c1", "picky", city="P")),
+                tool_calls(tool_call("c2", "picky", city="Pa")),
+                Message.assistant("gave up"),
+            ]
+        )
+
+    declared = Agent(script(), tool_policy=ToolPolicy(retries=0))
+    declared.tool(picky, retries=2)
+    assert (await declared.run("weather?")).output == "gave up"
+    overridden = Agent(script(), tool_policy=ToolPolicy(per_tool={"picky": ToolLimits(retries=1)}))
+    overridden.tool(picky, retries=5)
+    with pytest.raises(ToolRetriesExceededError):
+        await overridden.run("weather?")
+    with pytest.raises(ValueError, match=r"^retries must be >= 0, got -1$"):
+        tool(picky, retries=-1)
 
 
 async def test_zero_retries_fails_the_run_at_the_first_model_retry() -> None:

@@ -188,11 +188,17 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         *,
         name: str | None = None,
         description: str | None = None,
+        retries: int | None = None,
     ) -> FunctionTool: ...
 
     @overload
     def tool(
-        self, /, *, name: str | None = None, description: str | None = None
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        retries: int | None = None,
     ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
     def tool(
@@ -202,12 +208,13 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         *,
         name: str | None = None,
         description: str | None = None,
+        retries: int | None = None,
     ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
         """Register a function as a tool: `@agent.tool`, `@agent.tool(name=...)` or
         `agent.tool(fn, name=...)` (see `automata.core.tool`); returns the tool."""
 
         def register(fn: Callable[..., Any]) -> FunctionTool:
-            made = tool(fn, name=name, description=description)
+            made = tool(fn, name=name, description=description, retries=retries)
             self.add_tool(made)
             return made
 

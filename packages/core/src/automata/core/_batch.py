@@ -330,7 +330,7 @@ class ToolBatch:
                 return _error_block(call, f"invalid args: {error_text(exc)}"), exc
             except ModelRetry as exc:
                 if run.retries is not None:
-                    run.retries.record(call.name, limits.retries or 0)
+                    run.retries.record(call.name, _retries_allowed(run.policy, found))
                 return _error_block(call, error_text(exc)), exc
             except Exception as exc:
                 return _error_block(call, error_text(exc)), exc
@@ -342,6 +342,18 @@ class ToolBatch:
         except Exception as exc:
             return _error_block(call, error_text(exc)), exc
         return block, None
+
+
+def _retries_allowed(policy: ToolPolicy, found: Tool) -> int:
+    """A tool's `ModelRetry` budget: the policy's `per_tool` limits, else the tool's own
+    `retries` (as `tool(..., retries=N)` sets it), else the policy's (L69)."""
+    own = policy.per_tool.get(found.name)
+    if own is not None and own.retries is not None:
+        return own.retries
+    declared = getattr(found, "retries", None)
+    if isinstance(declared, int) and not isinstance(declared, bool):
+        return declared
+    return policy.retries
 
 
 def _error_block(call: ToolUseBlock, text: str) -> ToolResultBlock:

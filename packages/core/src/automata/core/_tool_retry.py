@@ -29,6 +29,12 @@ class RetryingTool:
         return self.inner.description
 
     @property
+    def retries(self) -> int | None:
+        """The wrapped tool's `ModelRetry` budget, if it declares one."""
+        declared = getattr(self.inner, "retries", None)
+        return declared if isinstance(declared, int) else None
+
+    @property
     def input_schema(self) -> Mapping[str, Any]:
         return self.inner.input_schema
 

@@ -12,7 +12,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import (
     Annotated,
     Any,
@@ -285,6 +285,8 @@ class FunctionTool:
     model_parameter: str | None = field(default=None, repr=False)
     context_parameter: str | None = field(default=None, repr=False)
     is_async: bool = field(default=False, repr=False)
+    retries: int | None = None
+    """How many times per run this tool may raise `ModelRetry` (None: the policy's)."""
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         try:
@@ -407,13 +409,18 @@ def tool(function: Callable[..., Any], /) -> FunctionTool: ...
 
 @overload
 def tool(
-    function: Callable[..., Any], /, *, name: str | None = None, description: str | None = None
+    function: Callable[..., Any],
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    retries: int | None = None,
 ) -> FunctionTool: ...
 
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, retries: int | None = None
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -423,6 +430,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    retries: int | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function: `@tool`, `@tool(name=...)` or `tool(fn, ...)`.
 
@@ -430,12 +438,18 @@ def tool(
     summary. Parameters become the schema; `Annotated[T, "text"]` or an `Args:` entry
     in the docstring describes one. A function whose only parameter is a pydantic model
     takes that model's fields as its arguments. A parameter annotated `ToolContext`
-    receives the call's context. Raises `ToolDefinitionError` for what cannot work.
+    receives the call's context. `retries` is how many times per run the tool may
+    raise `ModelRetry` (None: the tool policy's; a policy's `per_tool` limits win).
+    Raises `ToolDefinitionError` for what cannot work, `ValueError` for negative
+    `retries`.
     """
+    if retries is not None and retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+
+    def decorate(fn: Callable[..., Any]) -> FunctionTool:
+        made = _build_function_tool(fn, name, description)
+        return made if retries is None else replace(made, retries=retries)
+
     if function is None:
-
-        def decorate(fn: Callable[..., Any]) -> FunctionTool:
-            return _build_function_tool(fn, name, description)
-
         return decorate
-    return _build_function_tool(function, name, description)
+    return decorate(function)
