@@ -86,6 +86,8 @@ CORE = [
     "ThinkingEvent",
     "Tool",
     "ToolBatchAbortedError",
+    "ToolCallDelta",
+    "ToolCallDeltaEvent",
     "ToolCallEvent",
     "ToolCallView",
     "ToolChoice",

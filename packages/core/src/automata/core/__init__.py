@@ -47,6 +47,7 @@ from automata.core._events import (
     StreamEvent,
     TextEvent,
     ThinkingEvent,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
@@ -66,6 +67,7 @@ from automata.core._provider import (
     StreamProvider,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._result import RunResult
@@ -157,6 +159,8 @@ __all__ = [
     "ThinkingEvent",
     "Tool",
     "ToolBatchAbortedError",
+    "ToolCallDelta",
+    "ToolCallDeltaEvent",
     "ToolCallEvent",
     "ToolCallView",
     "ToolChoice",

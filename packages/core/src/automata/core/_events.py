@@ -17,6 +17,7 @@ __all__ = [
     "StreamEvent",
     "TextEvent",
     "ThinkingEvent",
+    "ToolCallDeltaEvent",
     "ToolCallEvent",
     "ToolResultEvent",
     "UsageEvent",
@@ -45,6 +46,16 @@ class ThinkingEvent(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallDeltaEvent(_EventBase):
+    """A fragment of a tool call's JSON arguments as the model writes them; the
+    `ToolCallEvent` with the parsed input still follows once the call is complete."""
+
+    call_id: str
+    name: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallEvent(_EventBase):
     """The model asked for a tool call (announced before any call of the turn runs)."""
 
@@ -70,4 +81,6 @@ class UsageEvent(_EventBase):
     usage: Usage
 
 
-StreamEvent = TextEvent | ThinkingEvent | ToolCallEvent | ToolResultEvent | UsageEvent
+StreamEvent = (
+    TextEvent | ThinkingEvent | ToolCallDeltaEvent | ToolCallEvent | ToolResultEvent | UsageEvent
+)

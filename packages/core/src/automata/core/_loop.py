@@ -35,6 +35,7 @@ from automata.core._events import (
     StreamEvent,
     TextEvent,
     ThinkingEvent,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     UsageEvent,
 )
@@ -56,6 +57,7 @@ from automata.core._provider import (
     StreamProvider,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._result import RunResult
@@ -380,6 +382,18 @@ class RunLoop:
                     emit(
                         ThinkingEvent(
                             agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
+                        )
+                    )
+                elif isinstance(item, ToolCallDelta):
+                    streamed = True
+                    emit(
+                        ToolCallDeltaEvent(
+                            agent=agent,
+                            invocation_id=invocation_id,
+                            depth=depth,
+                            call_id=item.id,
+                            name=item.name,
+                            delta=item.arguments,
                         )
                     )
                 else:
