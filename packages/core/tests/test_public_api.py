@@ -49,6 +49,7 @@ CORE = [
     "ModelResponse",
     "ModelStep",
     "OutputSchema",
+    "PartialOutputEvent",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",

@@ -24,6 +24,7 @@ from automata.core import (
     Message,
     ModelRequest,
     ModelResponse,
+    PartialOutputEvent,
     ProviderError,
     ProviderStreamItem,
     RunResult,
@@ -141,8 +142,10 @@ def trace(events: Sequence[StreamEvent]) -> list[tuple[str, str]]:
             out.append(("call", event.call.id))
         elif isinstance(event, ToolResultEvent):
             out.append(("result", event.call.id))
-        else:
+        elif isinstance(event, ToolCallDeltaEvent):
             out.append(("arguments", event.call_id))
+        else:
+            out.append(("partial", repr(event.output)))
     return out
 
 
@@ -181,7 +184,9 @@ def assert_turns_do_not_interleave(events: Sequence[StreamEvent]) -> None:
         open_calls: set[str] = set()
         for event in lane_events:
             call_id = ""
-            if isinstance(event, TextEvent | ThinkingEvent | ToolCallDeltaEvent):
+            if isinstance(
+                event, TextEvent | ThinkingEvent | ToolCallDeltaEvent | PartialOutputEvent
+            ):
                 step = "content"
             elif isinstance(event, UsageEvent):
                 step = "usage"

@@ -44,6 +44,7 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
@@ -124,6 +125,7 @@ __all__ = [
     "ModelResponse",
     "ModelStep",
     "OutputSchema",
+    "PartialOutputEvent",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",

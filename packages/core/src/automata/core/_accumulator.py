@@ -4,17 +4,20 @@ Lanes are keyed by `(agent, invocation_id)`: top-level lanes first, then the oth
 the order they were first seen. Text and thinking are concatenated, tool calls are
 paired with their results (a result whose call was never announced is still
 recorded), a call's streamed argument text is kept until the call is announced, and
-usage is summed. Views are frozen copies; `add` and every read take a
-lock, so another thread or task may read while a run streams.
+usage is summed; the latest partial typed output is kept. Views are frozen copies;
+`add` and every read take a lock, so another thread or task may read while a run
+streams.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
@@ -47,7 +50,8 @@ class ToolCallView:
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
-    """One agent invocation's lane: its text, reasoning, tool calls and usage."""
+    """One agent invocation's lane: its text, reasoning, tool calls and usage, and the
+    latest partial typed output (None until one arrived)."""
 
     agent: str
     invocation_id: str
@@ -56,6 +60,7 @@ class AgentView:
     thinking: str
     tool_calls: tuple[ToolCallView, ...]
     usage: Usage
+    partial_output: Any = None
 
 
 @dataclass(slots=True)
@@ -68,6 +73,7 @@ class _Lane:
     calls: dict[str, ToolCallView] = field(default_factory=dict)
     arguments: dict[str, list[str]] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
+    partial_output: Any = None
 
     def view(self) -> AgentView:
         calls = tuple(self.calls.values())
@@ -85,6 +91,7 @@ class _Lane:
             thinking=_joined(self.thinking),
             tool_calls=calls,
             usage=self.usage,
+            partial_output=self.partial_output,
         )
 
 
@@ -145,6 +152,8 @@ class StreamAccumulator:
                 )
             elif isinstance(event, UsageEvent):
                 lane.usage = lane.usage + event.usage
+            elif isinstance(event, PartialOutputEvent):
+                lane.partial_output = event.output
 
     def views(self) -> list[AgentView]:
         """Every lane: top level first, then in the order first seen."""

@@ -9,11 +9,13 @@ and grows by one per nesting level. The ordering contract is in docs/streaming.m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
 __all__ = [
+    "PartialOutputEvent",
     "StreamEvent",
     "TextEvent",
     "ThinkingEvent",
@@ -75,6 +77,15 @@ class ToolResultEvent(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PartialOutputEvent(_EventBase):
+    """The typed output as far as the model has written it, validated leniently (an
+    unfinished string or list item is kept); the run's final output is validated
+    strictly as before."""
+
+    output: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UsageEvent(_EventBase):
     """Tokens one model turn used (at most one per turn, after its text)."""
 
@@ -82,5 +93,11 @@ class UsageEvent(_EventBase):
 
 
 StreamEvent = (
-    TextEvent | ThinkingEvent | ToolCallDeltaEvent | ToolCallEvent | ToolResultEvent | UsageEvent
+    TextEvent
+    | ThinkingEvent
+    | ToolCallDeltaEvent
+    | PartialOutputEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | UsageEvent
 )

@@ -32,6 +32,7 @@ from automata.core._errors import (
     ToolBatchAbortedError,
 )
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
@@ -42,6 +43,7 @@ from automata.core._events import (
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._options import CallOptions
+from automata.core._partial import NO_VALUE, PartialOutput
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._prompts import (
     PromptFunction,
@@ -64,7 +66,7 @@ from automata.core._result import RunResult
 from automata.core._scope import RunScope
 from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
-from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt, StructuredOutput
 from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
@@ -366,6 +368,8 @@ class RunLoop:
         text: list[str] = []
         streamed = False
         response: ModelResponse | None = None
+        structured = self.settings.structured
+        partial: PartialOutput | None = None
         try:
             # The hot path of a streamed run: one pass per delta, events built inline.
             async for item in provider.stream(request):
@@ -396,6 +400,19 @@ class RunLoop:
                             delta=item.arguments,
                         )
                     )
+                    if structured is not None and item.name == STRUCTURED_OUTPUT_TOOL:
+                        if partial is None:
+                            partial = PartialOutput(structured.output_type, structured.wrapped)
+                        value = partial.feed(item.arguments)
+                        if value is not NO_VALUE:
+                            emit(
+                                PartialOutputEvent(
+                                    agent=agent,
+                                    invocation_id=invocation_id,
+                                    depth=depth,
+                                    output=value,
+                                )
+                            )
                 else:
                     response = item
         except asyncio.CancelledError:
