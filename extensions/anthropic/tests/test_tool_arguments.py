@@ -15,10 +15,12 @@ from automata_wire_testing import Reply, WireServer, final_response, sse_event
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
+    STRUCTURED_OUTPUT_TOOL,
     Agent,
     Message,
     ModelRequest,
     ModelResponse,
+    PartialOutputEvent,
     ToolCallDelta,
     ToolCallDeltaEvent,
     ToolCallEvent,
@@ -33,11 +35,11 @@ from .conftest import ProviderMaker
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 
 
-def streamed_call(*fragments: str) -> Reply:
+def streamed_call(*fragments: str, name: str = "weather") -> Reply:
     """A stream whose one tool_use block's arguments arrive as these fragments."""
     start = replies.message([], stop_reason=None)
     events = [sse_event("message_start", {"type": "message_start", "message": start})]
-    opening = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}}
+    opening = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
     events.append(
         sse_event(
             "content_block_start",
@@ -193,3 +195,16 @@ async def test_a_streamed_run_reports_the_arguments_as_they_are_written(
     assert events.index(announced) > max(
         i for i, e in enumerate(events) if isinstance(e, ToolCallDeltaEvent)
     )
+
+
+async def test_a_typed_streamed_run_reports_partial_output(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """The hidden output tool's streamed arguments give partial values, and the run's
+    output is the complete value (docs/streaming.md O8)."""
+    server.enqueue(streamed_call('{"result": ["a', '", "b', '"]}', name=STRUCTURED_OUTPUT_TOOL))
+    agent = Agent(make_provider())
+    async with agent.stream("Letters?", output_type=list[str]) as stream:
+        partials = [e.output async for e in stream if isinstance(e, PartialOutputEvent)]
+    assert partials == [["a"], ["a", "b"]]
+    assert stream.result.output == ["a", "b"]
