@@ -14,7 +14,20 @@ import pytest
 from automata_wire_testing import Reply, WireServer, final_response, sse_event
 
 from automata.anthropic import AnthropicProvider
-from automata.core import Agent, Message, ModelRequest, ToolResultBlock, ToolUseBlock, tool
+from automata.core import (
+    STRUCTURED_OUTPUT_TOOL,
+    Agent,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    PartialOutputEvent,
+    ToolCallDelta,
+    ToolCallDeltaEvent,
+    ToolCallEvent,
+    ToolResultBlock,
+    ToolUseBlock,
+    tool,
+)
 
 from . import replies
 from .conftest import ProviderMaker
@@ -22,11 +35,11 @@ from .conftest import ProviderMaker
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 
 
-def streamed_call(*fragments: str) -> Reply:
+def streamed_call(*fragments: str, name: str = "weather") -> Reply:
     """A stream whose one tool_use block's arguments arrive as these fragments."""
     start = replies.message([], stop_reason=None)
     events = [sse_event("message_start", {"type": "message_start", "message": start})]
-    opening = {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}}
+    opening = {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}
     events.append(
         sse_event(
             "content_block_start",
@@ -139,3 +152,59 @@ async def test_the_agent_never_runs_a_tool_on_arguments_it_could_not_read(
         "content": """invalid args: arguments are not a JSON object: '"Oslo"'""",
         "is_error": True,
     }
+
+
+async def test_streamed_argument_fragments_are_yielded_as_tool_call_deltas(
+    server: WireServer, provider: AnthropicProvider
+) -> None:
+    """Each non-empty `input_json_delta` is a `ToolCallDelta` naming the call, before
+    the final response (docs/streaming.md O6)."""
+    server.enqueue(streamed_call("", '{"city": ', '"Oslo"}'))
+    items = [item async for item in provider.stream(REQUEST)]
+    assert items[:-1] == [
+        ToolCallDelta("toolu_1", "weather", '{"city": '),
+        ToolCallDelta("toolu_1", "weather", '"Oslo"}'),
+    ]
+    assert isinstance(items[-1], ModelResponse)
+    assert items[-1].message.tool_calls[0].input == {"city": "Oslo"}
+
+
+async def test_a_streamed_run_reports_the_arguments_as_they_are_written(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """The agent turns the provider's argument deltas into `ToolCallDeltaEvent`s
+    ahead of the call's `ToolCallEvent` (docs/streaming.md O6)."""
+
+    def weather(city: str) -> str:
+        """Current weather for a city."""
+        return f"sun in {city}"
+
+    server.enqueue(
+        streamed_call('{"city": ', '"Oslo"}'),
+        replies.reply(replies.message([{"type": "text", "text": "Sunny."}])),
+    )
+    agent = Agent(make_provider(), tools=[tool(weather)])
+    async with agent.stream("Weather?") as stream:
+        events = [event async for event in stream]
+    assert [(e.call_id, e.name, e.delta) for e in events if isinstance(e, ToolCallDeltaEvent)] == [
+        ("toolu_1", "weather", '{"city": '),
+        ("toolu_1", "weather", '"Oslo"}'),
+    ]
+    (announced,) = [e for e in events if isinstance(e, ToolCallEvent)]
+    assert announced.call.input == {"city": "Oslo"}
+    assert events.index(announced) > max(
+        i for i, e in enumerate(events) if isinstance(e, ToolCallDeltaEvent)
+    )
+
+
+async def test_a_typed_streamed_run_reports_partial_output(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """The hidden output tool's streamed arguments give partial values, and the run's
+    output is the complete value (docs/streaming.md O8)."""
+    server.enqueue(streamed_call('{"result": ["a', '", "b', '"]}', name=STRUCTURED_OUTPUT_TOOL))
+    agent = Agent(make_provider())
+    async with agent.stream("Letters?", output_type=list[str]) as stream:
+        partials = [e.output async for e in stream if isinstance(e, PartialOutputEvent)]
+    assert partials == [["a"], ["a", "b"]]
+    assert stream.result.output == ["a", "b"]

@@ -31,7 +31,8 @@ PUBLIC_NAMES = """
     ModelRequest ModelResponse OutputSchema ProviderError ProviderStreamItem
     ProviderTimeoutError RawBlock RetryPolicy SDKClient SDKOptions SDKProvider SDKStream
     StopReason StreamAssembler
-    TextBlock TextDelta ThinkingBlock ThinkingDelta ToolResultBlock ToolSpec ToolUseBlock
+    TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
+    ToolUseBlock
     Usage parse_retry_after retry
 """
 

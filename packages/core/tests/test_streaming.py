@@ -24,6 +24,7 @@ from automata.core import (
     Message,
     ModelRequest,
     ModelResponse,
+    PartialOutputEvent,
     ProviderError,
     ProviderStreamItem,
     RunResult,
@@ -36,6 +37,7 @@ from automata.core import (
     ThinkingDelta,
     ThinkingEvent,
     Tool,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     ToolPolicy,
     ToolResultEvent,
@@ -138,8 +140,12 @@ def trace(events: Sequence[StreamEvent]) -> list[tuple[str, str]]:
             out.append(("usage", str(event.usage.output_tokens)))
         elif isinstance(event, ToolCallEvent):
             out.append(("call", event.call.id))
-        else:
+        elif isinstance(event, ToolResultEvent):
             out.append(("result", event.call.id))
+        elif isinstance(event, ToolCallDeltaEvent):
+            out.append(("arguments", event.call_id))
+        else:
+            out.append(("partial", repr(event.output)))
     return out
 
 
@@ -178,13 +184,16 @@ def assert_turns_do_not_interleave(events: Sequence[StreamEvent]) -> None:
         open_calls: set[str] = set()
         for event in lane_events:
             call_id = ""
-            if isinstance(event, TextEvent | ThinkingEvent):
+            if isinstance(
+                event, TextEvent | ThinkingEvent | ToolCallDeltaEvent | PartialOutputEvent
+            ):
                 step = "content"
             elif isinstance(event, UsageEvent):
                 step = "usage"
             elif isinstance(event, ToolCallEvent):
                 step, call_id = "calls", event.call.id
             else:
+                assert isinstance(event, ToolResultEvent)
                 step, call_id = "results", event.call.id
             if phase == "results" and not open_calls and step != "results":
                 phase = "content"  # the previous turn is complete: a new one starts

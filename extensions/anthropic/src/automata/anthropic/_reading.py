@@ -39,6 +39,7 @@ from automata.core.providers import (
     TextDelta,
     ThinkingBlock,
     ThinkingDelta,
+    ToolCallDelta,
     ToolUseBlock,
     Usage,
 )
@@ -310,8 +311,12 @@ class StreamAccumulator:
                 pending.parts.append(delta.thinking)
                 return (ThinkingDelta(delta.thinking),)
         elif delta_kind == "input_json_delta" and kind not in ("text", "thinking"):
-            if delta.partial_json:
-                pending.json.append(delta.partial_json)
+            fragment = delta.partial_json
+            if fragment:
+                pending.json.append(fragment)
+                if kind == "tool_use":
+                    data = pending.data
+                    return (ToolCallDelta(data.get("id") or "", data.get("name") or "", fragment),)
         elif kind == "thinking" and delta_kind == "signature_delta":
             pending.data["signature"] = (pending.data.get("signature") or "") + (
                 delta.signature or ""

@@ -37,6 +37,7 @@ from automata.core.providers import (
     TextDelta,
     ThinkingBlock,
     ThinkingDelta,
+    ToolCallDelta,
     ToolUseBlock,
     Usage,
 )
@@ -433,7 +434,7 @@ class StreamAccumulator:
                     reply.text.append(_text(refusal, "refusal"))
                     out.append(TextDelta(refusal))
                 if delta.tool_calls:
-                    self._fragments(delta.tool_calls)
+                    self._fragments(delta.tool_calls, out)
             finish = getattr(choice, "finish_reason", None)
             if finish:
                 self._finish = _text(finish, "finish_reason")
@@ -451,7 +452,7 @@ class StreamAccumulator:
             self._reply.text.append(part)
             out.append(TextDelta(part))
 
-    def _fragments(self, fragments: object) -> None:
+    def _fragments(self, fragments: object, out: list[Delta]) -> None:
         if not isinstance(fragments, list):
             raise malformed(f"tool_calls is not a list: {show(fragments)}")
         calls = self._reply.calls
@@ -469,7 +470,12 @@ class StreamAccumulator:
             pending = calls.get(index)
             if pending is None:
                 pending = calls[index] = _Call()
+            written = len(pending.arguments)
             pending.read(fragment)
+            if len(pending.arguments) > written:
+                if not pending.id:  # the final block must carry the id the deltas named
+                    pending.id = new_call_id()
+                out.append(ToolCallDelta(pending.id, pending.name, pending.arguments[-1]))
 
     def response(self) -> ModelResponse:
         return self._reply.response(self._finish, self._usage, self._model)

@@ -47,9 +47,11 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
@@ -70,6 +72,7 @@ from automata.core._provider import (
     StreamProvider,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._result import RunResult
@@ -129,6 +132,7 @@ __all__ = [
     "OutputRetriesExceededError",
     "OutputSchema",
     "OutputValidator",
+    "PartialOutputEvent",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",
@@ -164,6 +168,8 @@ __all__ = [
     "ThinkingEvent",
     "Tool",
     "ToolBatchAbortedError",
+    "ToolCallDelta",
+    "ToolCallDeltaEvent",
     "ToolCallEvent",
     "ToolCallView",
     "ToolChoice",

@@ -3,20 +3,25 @@
 Lanes are keyed by `(agent, invocation_id)`: top-level lanes first, then the others in
 the order they were first seen. Text and thinking are concatenated, tool calls are
 paired with their results (a result whose call was never announced is still
-recorded), and usage is summed. Views are frozen copies; `add` and every read take a
-lock, so another thread or task may read while a run streams.
+recorded), a call's streamed argument text is kept until the call is announced, and
+usage is summed; the latest partial typed output is kept. Views are frozen copies;
+`add` and every read take a lock, so another thread or task may read while a run
+streams.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     ToolResultEvent,
     UsageEvent,
@@ -29,7 +34,9 @@ __all__ = ["AgentView", "StreamAccumulator", "ToolCallView"]
 @dataclass(frozen=True, slots=True)
 class ToolCallView:
     """One tool call as seen so far. `done` once its result arrived; `call` is None
-    for a result whose call was never announced."""
+    for a result whose call was never announced, and for a call whose arguments are
+    still streaming. `arguments` is the argument text streamed so far; it is cleared
+    when the call is announced, whose `call.input` is the parsed value."""
 
     id: str
     name: str
@@ -38,11 +45,13 @@ class ToolCallView:
     result: str = ""
     blocks: tuple[Block, ...] = ()
     is_error: bool = False
+    arguments: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
-    """One agent invocation's lane: its text, reasoning, tool calls and usage."""
+    """One agent invocation's lane: its text, reasoning, tool calls and usage, and the
+    latest partial typed output (None until one arrived)."""
 
     agent: str
     invocation_id: str
@@ -51,6 +60,7 @@ class AgentView:
     thinking: str
     tool_calls: tuple[ToolCallView, ...]
     usage: Usage
+    partial_output: Any = None
 
 
 @dataclass(slots=True)
@@ -61,17 +71,27 @@ class _Lane:
     text: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     calls: dict[str, ToolCallView] = field(default_factory=dict)
+    arguments: dict[str, list[str]] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
+    partial_output: Any = None
 
     def view(self) -> AgentView:
+        calls = tuple(self.calls.values())
+        if self.arguments:
+            partial = self.arguments
+            calls = tuple(
+                replace(c, arguments=_joined(partial[c.id])) if c.id in partial else c
+                for c in calls
+            )
         return AgentView(
             agent=self.agent,
             invocation_id=self.invocation_id,
             depth=self.depth,
             text=_joined(self.text),
             thinking=_joined(self.thinking),
-            tool_calls=tuple(self.calls.values()),
+            tool_calls=calls,
             usage=self.usage,
+            partial_output=self.partial_output,
         )
 
 
@@ -100,8 +120,18 @@ class StreamAccumulator:
                 lane.text.append(event.text)
             elif isinstance(event, ThinkingEvent):
                 lane.thinking.append(event.text)
+            elif isinstance(event, ToolCallDeltaEvent):
+                parts = lane.arguments.get(event.call_id)
+                if parts is None:
+                    parts = lane.arguments[event.call_id] = []
+                    if event.call_id not in lane.calls:
+                        lane.calls[event.call_id] = ToolCallView(
+                            id=event.call_id, name=event.name, call=None
+                        )
+                parts.append(event.delta)
             elif isinstance(event, ToolCallEvent):
                 call = event.call
+                lane.arguments.pop(call.id, None)
                 known = lane.calls.get(call.id)
                 if known is not None and known.done:
                     # the result was recorded first: keep it, and pair it with its call
@@ -122,6 +152,8 @@ class StreamAccumulator:
                 )
             elif isinstance(event, UsageEvent):
                 lane.usage = lane.usage + event.usage
+            elif isinstance(event, PartialOutputEvent):
+                lane.partial_output = event.output
 
     def views(self) -> list[AgentView]:
         """Every lane: top level first, then in the order first seen."""

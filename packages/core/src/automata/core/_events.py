@@ -9,14 +9,17 @@ and grows by one per nesting level. The ordering contract is in docs/streaming.m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
 __all__ = [
+    "PartialOutputEvent",
     "StreamEvent",
     "TextEvent",
     "ThinkingEvent",
+    "ToolCallDeltaEvent",
     "ToolCallEvent",
     "ToolResultEvent",
     "UsageEvent",
@@ -45,6 +48,16 @@ class ThinkingEvent(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallDeltaEvent(_EventBase):
+    """A fragment of a tool call's JSON arguments as the model writes them; the
+    `ToolCallEvent` with the parsed input still follows once the call is complete."""
+
+    call_id: str
+    name: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallEvent(_EventBase):
     """The model asked for a tool call (announced before any call of the turn runs)."""
 
@@ -64,10 +77,27 @@ class ToolResultEvent(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PartialOutputEvent(_EventBase):
+    """The typed output as far as the model has written it, validated leniently (an
+    unfinished string or list item is kept); the run's final output is validated
+    strictly as before."""
+
+    output: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UsageEvent(_EventBase):
     """Tokens one model turn used (at most one per turn, after its text)."""
 
     usage: Usage
 
 
-StreamEvent = TextEvent | ThinkingEvent | ToolCallEvent | ToolResultEvent | UsageEvent
+StreamEvent = (
+    TextEvent
+    | ThinkingEvent
+    | ToolCallDeltaEvent
+    | PartialOutputEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | UsageEvent
+)

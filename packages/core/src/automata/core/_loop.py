@@ -33,9 +33,11 @@ from automata.core._errors import (
     ToolRetriesExceededError,
 )
 from automata.core._events import (
+    PartialOutputEvent,
     StreamEvent,
     TextEvent,
     ThinkingEvent,
+    ToolCallDeltaEvent,
     ToolCallEvent,
     UsageEvent,
 )
@@ -43,6 +45,7 @@ from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
+from automata.core._partial import NO_VALUE, PartialOutput
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._prompts import (
     PromptFunction,
@@ -58,13 +61,14 @@ from automata.core._provider import (
     StreamProvider,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._result import RunResult
 from automata.core._scope import RunScope
 from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
-from automata.core._structured import StructuredAttempt, StructuredOutput
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt, StructuredOutput
 from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
@@ -381,6 +385,8 @@ class RunLoop:
         text: list[str] = []
         streamed = False
         response: ModelResponse | None = None
+        structured = self.settings.structured
+        partial: PartialOutput | None = None
         try:
             # The hot path of a streamed run: one pass per delta, events built inline.
             async for item in provider.stream(request):
@@ -399,6 +405,31 @@ class RunLoop:
                             agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
                         )
                     )
+                elif isinstance(item, ToolCallDelta):
+                    streamed = True
+                    emit(
+                        ToolCallDeltaEvent(
+                            agent=agent,
+                            invocation_id=invocation_id,
+                            depth=depth,
+                            call_id=item.id,
+                            name=item.name,
+                            delta=item.arguments,
+                        )
+                    )
+                    if structured is not None and item.name == STRUCTURED_OUTPUT_TOOL:
+                        if partial is None:
+                            partial = PartialOutput(structured.output_type, structured.wrapped)
+                        value = partial.feed(item.arguments)
+                        if value is not NO_VALUE:
+                            emit(
+                                PartialOutputEvent(
+                                    agent=agent,
+                                    invocation_id=invocation_id,
+                                    depth=depth,
+                                    output=value,
+                                )
+                            )
                 else:
                     response = item
         except asyncio.CancelledError:

@@ -1,7 +1,8 @@
 """The provider protocols: how the agent loop talks to a model.
 
 A `Provider` turns a `ModelRequest` into a `ModelResponse`. A `StreamProvider` can also
-stream: it yields `TextDelta` and `ThinkingDelta` items as they arrive and ends with
+stream: it yields `TextDelta`, `ThinkingDelta` and (when the vendor streams tool-call
+arguments) `ToolCallDelta` items as they arrive and ends with
 exactly one `ModelResponse` carrying the complete message. Providers never mutate the
 request they are given, and never retry once any delta has been yielded.
 """
@@ -26,6 +27,7 @@ __all__ = [
     "StreamProvider",
     "TextDelta",
     "ThinkingDelta",
+    "ToolCallDelta",
     "ToolSpec",
 ]
 
@@ -97,7 +99,20 @@ class ThinkingDelta:
     text: str
 
 
-ProviderStreamItem = TextDelta | ThinkingDelta | ModelResponse
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of one tool call's JSON arguments, in stream order.
+
+    `id` and `name` are the call's, the same the final `ToolUseBlock` carries; the
+    fragments of one call joined are its argument text. A provider whose vendor does
+    not stream arguments yields none."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+ProviderStreamItem = TextDelta | ThinkingDelta | ToolCallDelta | ModelResponse
 
 
 @runtime_checkable

@@ -87,6 +87,7 @@ from automata.core._provider import (
     ProviderStreamItem,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
@@ -122,6 +123,7 @@ __all__ = [
     "TextDelta",
     "ThinkingBlock",
     "ThinkingDelta",
+    "ToolCallDelta",
     "ToolResultBlock",
     "ToolSpec",
     "ToolUseBlock",
@@ -142,7 +144,7 @@ DEFAULT_STREAM_IDLE_TIMEOUT: Final = 300.0
 """Seconds a stream may go without an event (5 minutes): longer than a reasoning
 model stays silent while it thinks, half the SDK's 600 s read timeout."""
 
-Delta = TextDelta | ThinkingDelta
+Delta = TextDelta | ThinkingDelta | ToolCallDelta
 """What a stream hands on before its final `ModelResponse`."""
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast, runtime_checkable
@@ -38,6 +39,7 @@ from automata.core._provider import (
     StreamProvider,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
 )
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
@@ -178,7 +180,7 @@ async def collect_stream(provider: StreamProvider, request: ModelRequest) -> Str
             thinking.append(item.text)
         elif isinstance(item, ModelResponse):
             responses.append(item)
-        else:
+        elif not isinstance(item, ToolCallDelta):
             raise ConformanceError(f"a stream yielded {type(item).__name__}, not a delta")
     return StreamOutcome("".join(text), "".join(thinking), tuple(responses), tuple(items))
 
@@ -244,7 +246,8 @@ async def check_usage_and_stop_reason(
 
 async def check_stream_shape(factory: ProviderFactory, scenario: ConformanceScenario) -> None:
     """A stream yields deltas, then exactly one `ModelResponse` as its last item, and
-    its text and thinking deltas concatenate to the final message's text and thinking."""
+    its text and thinking deltas concatenate to the final message's text and thinking;
+    tool-call argument deltas, if any, name its calls and join into their arguments."""
     provider = _streaming(await _make(factory))
     if provider is None:
         return
@@ -261,6 +264,29 @@ async def check_stream_shape(factory: ProviderFactory, scenario: ConformanceScen
         raise ConformanceError("thinking deltas differ from the final thinking blocks")
     if any(isinstance(i, TextDelta | ThinkingDelta) and not i.text for i in outcome.items):
         raise ConformanceError("a stream yielded an empty delta")
+    _check_argument_deltas(outcome.items, response.message)
+
+
+def _check_argument_deltas(items: tuple[object, ...], message: Message) -> None:
+    """Tool-call argument deltas are non-empty, name a call of the final message (same
+    id and name), and join into that call's argument text when it parsed."""
+    calls = {c.id: c for c in message.tool_calls}
+    written: dict[str, list[str]] = {}
+    for item in items:
+        if not isinstance(item, ToolCallDelta):
+            continue
+        if not item.arguments:
+            raise ConformanceError("a stream yielded an empty tool-call delta")
+        call = calls.get(item.id)
+        if call is None or call.name != item.name:
+            raise ConformanceError(
+                f"a tool-call delta names {item.id!r} ({item.name!r}), not a call of the reply"
+            )
+        written.setdefault(item.id, []).append(item.arguments)
+    for call_id, parts in written.items():
+        call = calls[call_id]
+        if call.input_error is None and json.loads("".join(parts)) != call.input:
+            raise ConformanceError(f"the argument deltas of {call_id!r} differ from its input")
 
 
 async def check_stream_matches_complete(
