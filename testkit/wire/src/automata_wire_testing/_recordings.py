@@ -91,8 +91,9 @@ class RecordingChecks:
     failure_status: int
 
     def first_request(self, recorded: dict[str, Any]) -> ModelRequest:
-        """The request of a recorded body's first user message."""
-        raise NotImplementedError
+        """The request of a recorded body's first user message. Each vendor's subclass
+        overrides it, since only the vendor knows its request shape."""
+        raise NotImplementedError("override first_request() to read the vendor's request body")
 
     def test_every_recording_is_replayed(self) -> None:
         assert {path.name for path in self.fixtures.glob("*.yaml")} == set(self.replayed)

@@ -4,43 +4,40 @@ and the post-run hooks. Agent, Session, streams and sub-agent tools all run here
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractContextManager, aclosing, nullcontext
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import Any
 
 from automata.core._batch import error_text
 from automata.core._blocks import (
-    Block,
-    ImageBlock,
     Message,
-    RawBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
 )
 from automata.core._deps import RunContext
 from automata.core._errors import (
-    ArgumentTypeError,
     HookError,
-    InvalidArgumentError,
     InvalidStructuredOutputError,
     ModelRetry,
     OutputRetriesExceededError,
     RunError,
-    TranscriptError,
 )
 from automata.core._hooks import Hook
-from automata.core._limits import UsageLimits, UsageMeter
+from automata.core._limits import UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
 from automata.core._output_validators import OutputValidator, validate_output
-from automata.core._policy import ToolPolicy
 from automata.core._prompts import render_prompt
 from automata.core._result import RunResult
+from automata.core._run_arguments import (
+    RunOptions,
+    Task,
+    check_max_steps,
+    check_run_keywords,
+    check_transcript,
+    new_invocation_id,
+    task_message,
+)
 from automata.core._scope import RunScope
 from automata.core._steps import Step
 from automata.core._stop import StopReason
@@ -60,123 +57,6 @@ __all__ = [
     "run_steps",
     "task_message",
 ]
-
-Task = str | Sequence[Block] | Message
-
-
-class RunOptions(TypedDict, total=False):
-    """Per-run keywords accepted by `run`, `run_sync` and `stream` (besides
-    `output_type`); each applies to that run only."""
-
-    call_options: CallOptions | None
-    tool_policy: ToolPolicy | None
-    max_steps: int | None
-    max_correction_turns: int
-    native_structured_output: bool
-    hooks: Iterable[Hook]
-    usage_limits: UsageLimits | None
-    output_validators: Sequence[OutputValidator[Any, Any]]
-
-
-_RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
-
-
-def new_invocation_id() -> str:
-    return "run_" + uuid.uuid4().hex[:16]
-
-
-def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
-    """Refuse per-run keywords that `method` (as users call it, e.g. `Agent.run`) does
-    not accept, naming the ones it does. Raises `ArgumentTypeError`."""
-    unknown = [key for key in given if key not in _RUN_KEYWORDS]
-    if unknown:
-        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "deps", "output_type")))
-        plural = "s" if len(unknown) > 1 else ""
-        raise ArgumentTypeError(
-            f"{method}() got unexpected keyword argument{plural} "
-            f"{', '.join(repr(key) for key in unknown)}; it accepts: {accepted}"
-        )
-
-
-def check_max_steps(value: object) -> int:
-    """`value` as a step limit: an int of at least 1. Raises `ArgumentTypeError` for
-    another type and `InvalidArgumentError` for a number below 1."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ArgumentTypeError(
-            f"max_steps must be an int (at least 1), got {value!r} ({type(value).__name__})"
-        )
-    if value < 1:
-        raise InvalidArgumentError(f"max_steps must be at least 1, got {value}")
-    return value
-
-
-def task_message(task: object, method: str) -> Message:
-    """The user message a task becomes: a string, a sequence of blocks or a user
-    `Message`. Raises `ArgumentTypeError` for anything else and `InvalidArgumentError`
-    for an empty task or a message that is not from the user; `method` is named."""
-    if isinstance(task, Message):
-        message = task
-    elif isinstance(task, str):
-        message = Message.user(task)
-    elif isinstance(task, Sequence) and not isinstance(task, bytes | bytearray):
-        strays = [item for item in task if not isinstance(item, _BLOCK_TYPES)]
-        if strays:
-            raise ArgumentTypeError(
-                f"{method}() needs a task: a string, a list of blocks or a user Message, "
-                f"got a {type(task).__name__} holding {_described(strays[0])}"
-            )
-        message = Message(role="user", content=tuple(task))
-    else:
-        raise ArgumentTypeError(
-            f"{method}() needs a task: a string, a list of blocks or a user Message, "
-            f"got {_described(task)}"
-        )
-    if message.role != "user":
-        raise InvalidArgumentError(
-            f"{method}() needs a user message as its task, got one with role {message.role!r}"
-        )
-    if not message.content or (isinstance(task, str) and not task.strip()):
-        raise InvalidArgumentError(f"{method}() got an empty task; say what the model should do")
-    return message
-
-
-_BLOCK_TYPES = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, ImageBlock, RawBlock)
-
-
-def _described(value: object) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
-
-
-def check_transcript(messages: Sequence[Message]) -> list[Message]:
-    """Validate a transcript to resume from. Raises `TranscriptError` naming the first
-    problem: a system message after the start, or a tool call without its result."""
-    checked = list(messages)
-    for index, message in enumerate(checked):
-        if not isinstance(message, Message):
-            raise TranscriptError(
-                f"transcript item {index} is a {type(message).__name__}, not a Message"
-            )
-        if message.role == "system" and index != 0:
-            raise TranscriptError(f"system message at position {index}; only the first may be")
-    open_calls: dict[str, int] = {}
-    for index, message in enumerate(checked):
-        for block in message.content:
-            if isinstance(block, ToolUseBlock) and message.role == "assistant":
-                open_calls[block.id] = index
-            elif isinstance(block, ToolResultBlock):
-                open_calls.pop(block.tool_use_id, None)
-    if open_calls:
-        call_id, index = next(iter(open_calls.items()))
-        raise TranscriptError(
-            f"tool call {call_id!r} in message {index} has no result; "
-            "the transcript was cut in the middle of a tool batch"
-        )
-    return checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +305,51 @@ _CORRECTION = (
 _FORCE = "Give your final answer now by calling the automata_structured_output tool."
 
 
+class _Passes:
+    """The loop passes of one run that may take several (typed corrections, validator
+    retries): their usage and steps summed, and the outcome of the latest pass."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.steps = 0
+        self._outcome: LoopOutcome | None = None
+
+    @property
+    def outcome(self) -> LoopOutcome:
+        assert self._outcome is not None, "no pass has finished"
+        return self._outcome
+
+    async def relay(
+        self, loop_steps: AsyncGenerator[Step | LoopOutcome | RunResult[Any], None]
+    ) -> AsyncGenerator[Step, None]:
+        """One pass's steps, passed on; its outcome is kept and its totals added. A
+        pass that fails carries the totals of the passes before it in its result."""
+        self._outcome = None
+        try:
+            async for item in loop_steps:
+                if isinstance(item, LoopOutcome):
+                    self._outcome = item
+                elif not isinstance(item, RunResult):  # finish=False: never a RunResult
+                    yield item
+        except GeneratorExit:
+            await loop_steps.aclose()
+            raise
+        except RunError as error:
+            if error.result is not None:
+                error.result = replace(
+                    error.result,
+                    usage=self.usage + error.result.usage,
+                    steps=self.steps + error.result.steps,
+                )
+            raise
+        self.usage = self.usage + self.outcome.result.usage
+        self.steps += self.outcome.result.steps
+
+    def partial(self) -> RunResult[Any]:
+        """The latest pass's result with the run's totals so far."""
+        return replace(self.outcome.result, usage=self.usage, steps=self.steps)
+
+
 async def _typed_steps(
     plan: RunPlan,
     transcript: list[Message],
@@ -443,8 +368,7 @@ async def _typed_steps(
     corrections_left = plan.max_correction_turns
     forced = False
     violations: list[str] = []
-    usage = Usage()
-    steps = 0
+    passes = _Passes()
     retries = ToolRetries()
     while True:
         settings = _typed_settings(base, structured, native=native, forced=forced)
@@ -459,27 +383,11 @@ async def _typed_steps(
             finish=False,
             retries=retries,
         )
-        outcome: LoopOutcome | None = None
-        try:
-            async for item in loop_steps:
-                if isinstance(item, LoopOutcome):
-                    outcome = item
-                else:
-                    yield item
-        except GeneratorExit:
-            await loop_steps.aclose()
-            raise
-        except RunError as error:
-            if error.result is not None:
-                error.result = replace(
-                    error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
-                )
-            raise
-        assert outcome is not None
-        usage = usage + outcome.result.usage
-        steps += outcome.result.steps
-        attempt = outcome.attempt or StructuredAttempt(found=False)
-        partial = replace(outcome.result, usage=usage, steps=steps)
+        async with aclosing(passes.relay(loop_steps)) as relayed:
+            async for item in relayed:
+                yield item
+        attempt = passes.outcome.attempt or StructuredAttempt(found=False)
+        partial = passes.partial()
         if attempt.ok:
             # The answer came (often through the hidden tool): the run ended its turn.
             partial = replace(partial, stop_reason=StopReason.END_TURN)
@@ -562,8 +470,7 @@ async def _validated_text_steps(
     while `max_correction_turns` lasts. Usage and steps are summed over the loops."""
     corrections_left = plan.max_correction_turns
     retries = ToolRetries()
-    usage = Usage()
-    steps = 0
+    passes = _Passes()
     context = RunContext(deps, plan.settings.agent, invocation_id)
     while True:
         loop_steps = _loop_steps(
@@ -577,26 +484,10 @@ async def _validated_text_steps(
             finish=False,
             retries=retries,
         )
-        outcome: LoopOutcome | None = None
-        try:
-            async for item in loop_steps:
-                if isinstance(item, LoopOutcome):
-                    outcome = item
-                else:
-                    yield item
-        except GeneratorExit:
-            await loop_steps.aclose()
-            raise
-        except RunError as error:
-            if error.result is not None:
-                error.result = replace(
-                    error.result, usage=usage + error.result.usage, steps=steps + error.result.steps
-                )
-            raise
-        assert outcome is not None
-        usage = usage + outcome.result.usage
-        steps += outcome.result.steps
-        partial = replace(outcome.result, usage=usage, steps=steps)
+        async with aclosing(passes.relay(loop_steps)) as relayed:
+            async for item in relayed:
+                yield item
+        partial = passes.partial()
         try:
             value = await _validated(plan, context, partial.output, partial, corrections_left)
         except ModelRetry as retry:
