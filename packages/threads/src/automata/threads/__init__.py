@@ -1,0 +1,35 @@
+"""automata.threads: durable threads for automata agents.
+
+A conversation's journal is the only durable truth; it survives crashes, restarts and
+a second process. Depends only on automata-ai-core and the standard library.
+"""
+
+from __future__ import annotations
+
+from automata.threads._errors import (
+    HostClosedError,
+    LeaseLostError,
+    PageBoundError,
+    RequestConflictError,
+    SchemaError,
+    StoreClosedError,
+    StoreError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+    ThreadsError,
+)
+from automata.threads._memory import MemoryStore
+
+__all__ = [
+    "HostClosedError",
+    "LeaseLostError",
+    "MemoryStore",
+    "PageBoundError",
+    "RequestConflictError",
+    "SchemaError",
+    "StoreClosedError",
+    "StoreError",
+    "ThreadExistsError",
+    "ThreadNotFoundError",
+    "ThreadsError",
+]
