@@ -1,0 +1,169 @@
+"""A throwaway PostgreSQL server for tests and benches: real, local, and gone after.
+
+`throwaway_postgres()` gives a DSN. When `AUTOMATA_TEST_PG_DSN` is set it is used as is
+(a server someone else runs); otherwise the distribution's PostgreSQL binaries
+(`pg_ctl` on PATH, or `/usr/lib/postgresql/<version>/bin`) start a new cluster in a
+temporary directory on a free loopback port, with trust authentication and durability
+settings off (fsync, synchronous commit: a test server need not survive power loss).
+It is stopped and its directory removed when the context ends. Run as root, the server
+runs as the `postgres` system user (PostgreSQL refuses to run as root).
+
+When no server can be had, `PostgresUnavailable` says why; `require_postgres` turns
+that into a skip outside CI and a failure in CI (`CI` set), where nothing may skip for
+want of a server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = [
+    "DSN_ENV",
+    "PostgresUnavailable",
+    "find_postgres_bin",
+    "require_postgres",
+    "throwaway_postgres",
+]
+
+DSN_ENV = "AUTOMATA_TEST_PG_DSN"
+_START_TIMEOUT_SECONDS = 60
+
+
+class PostgresUnavailable(RuntimeError):
+    """No PostgreSQL server can be used here; the message says why and what to do."""
+
+
+def find_postgres_bin() -> Path | None:
+    """The folder holding `pg_ctl` and `initdb`: PATH first, then the newest
+    `/usr/lib/postgresql/<version>/bin`; None when neither has them."""
+    on_path = shutil.which("pg_ctl")
+    if on_path is not None and shutil.which("initdb") is not None:
+        return Path(on_path).resolve().parent
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+        key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0,
+    )
+    return versions[-1].parent if versions else None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _server_user() -> str | None:
+    """The system user to run the server as: None (ourselves) unless we are root."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam("postgres")
+    except KeyError as missing:
+        raise PostgresUnavailable(
+            "running as root and there is no 'postgres' system user to run the server as "
+            "(install the distribution's postgresql package)"
+        ) from missing
+    return "postgres"
+
+
+def _run(command: list[str], user: str | None, log: Path) -> None:
+    with log.open("ab") as sink:
+        done = subprocess.run(
+            command, user=user, stdout=sink, stderr=subprocess.STDOUT, check=False
+        )
+    if done.returncode != 0:
+        tail = log.read_text(errors="replace")[-2000:]
+        raise PostgresUnavailable(f"{Path(command[0]).name} failed ({done.returncode}):\n{tail}")
+
+
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[str]:
+    """Yield the DSN of a PostgreSQL server that lives as long as the context.
+
+    Raises `PostgresUnavailable` when `AUTOMATA_TEST_PG_DSN` is unset and no server can
+    be started (no binaries, or they fail: the server's log is in the message)."""
+    given = os.environ.get(DSN_ENV)
+    if given:
+        yield given
+        return
+    binaries = find_postgres_bin()
+    if binaries is None:
+        raise PostgresUnavailable(
+            "no PostgreSQL binaries (pg_ctl, initdb) on PATH or in /usr/lib/postgresql; "
+            f"install the postgresql package or set {DSN_ENV}"
+        )
+    user = _server_user()
+    root = Path(tempfile.mkdtemp(prefix="automata-pg-"))
+    data, log = root / "data", root / "server.log"  # the server writes its own log
+    port = _free_port()
+    try:
+        if user is not None:
+            shutil.chown(root, user=user)
+        _run(
+            [
+                str(binaries / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "automata",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+                "--locale=C",
+            ],
+            user,
+            root / "initdb.log",
+        )
+        options = (
+            f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        _run(
+            [
+                str(binaries / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(log),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                str(_START_TIMEOUT_SECONDS),
+                "start",
+            ],
+            user,
+            root / "pg_ctl.log",
+        )
+        try:
+            yield f"postgresql://automata@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                user=user,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def require_postgres(reason: PostgresUnavailable) -> None:
+    """Skip the calling test with `reason` outside CI; fail it in CI (`CI` set), where a
+    missing server is a broken setup, not a reason to skip. Needs pytest."""
+    import pytest
+
+    if os.environ.get("CI"):
+        pytest.fail(f"PostgreSQL is required in CI: {reason}")
+    pytest.skip(f"no PostgreSQL server: {reason}")
