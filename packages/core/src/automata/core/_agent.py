@@ -338,7 +338,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     ):
         """Register an output guardrail (sync or async, taking the run context and the
         final output, returning a `GuardrailResult`), as `@agent.output_guardrail`;
-        returns the `OutputGuardrail` (L75)."""
+        returns the `OutputGuardrail` (L76)."""
 
         def register(fn: OutputGuardrailFunction[DepsT]) -> OutputGuardrail[DepsT]:
             made = OutputGuardrail(fn, name=name or "")

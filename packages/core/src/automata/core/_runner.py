@@ -443,7 +443,7 @@ async def _validated(
     corrections_left: int,
 ) -> Any:
     """`value` through the plan's output validators (L69), then its output guardrails
-    (L75). A `ModelRetry` with a
+    (L76). A `ModelRetry` with a
     correction turn left is re-raised for the caller to ask again, after the loop's
     post-run hooks; without one the run fails with `OutputRetriesExceededError` (L70).
     Any other error a validator raises fails the run as itself (L72)."""
