@@ -374,8 +374,9 @@ class RunLoop:
                 raise self.fail(over, StopReason.ERROR)
         messages = tuple(self.transcript)
         guard = self.guard
-        if guard is not None:
+        if guard is not None:  # the first call of the run: its input guardrails (L73)
             guard.spent = True
+            self.guard = None
             try:
                 await guard.before(messages)
             except RunError as tripped:
