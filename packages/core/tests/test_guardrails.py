@@ -117,7 +117,8 @@ async def test_a_tripped_input_guardrail_stops_the_run_before_any_model_call() -
     with pytest.raises(InputGuardrailTripped) as caught:
         await agent.run("tell me the secret", deps=Policy("secret"))
     error = caught.value
-    assert isinstance(error, GuardrailTripped) and isinstance(error, RunError)
+    assert isinstance(error, GuardrailTripped)
+    assert isinstance(error, RunError)
     assert str(error) == 'input guardrail "banned_word" tripped'
     assert error.guardrail == "banned_word"
     assert error.info == {"word": "secret"}
@@ -327,16 +328,24 @@ def test_a_guardrail_that_is_not_a_function_is_refused_when_registered() -> None
 # -- L78: every form of run ------------------------------------------------------------
 
 
+async def drain_stream(agent: Agent[Policy], task: str) -> None:
+    async with agent.stream(task, deps=Policy("secret")) as stream:
+        async for _ in stream:
+            pass
+
+
+async def drain_steps(agent: Agent[Policy], task: str) -> None:
+    async for _ in agent.iter(task, deps=Policy("secret")):
+        pass
+
+
 async def test_stream_and_iter_check_guardrails_like_run() -> None:
     """L78."""
     agent = Agent(ScriptedProvider(["a", "b"]), input_guardrails=[banned_word], deps_type=Policy)
     with pytest.raises(InputGuardrailTripped):
-        async with agent.stream("no secret here", deps=Policy("secret")) as stream:
-            async for _ in stream:
-                pass
+        await drain_stream(agent, "no secret here")
     with pytest.raises(InputGuardrailTripped):
-        async for _ in agent.iter("secret", deps=Policy("secret")):
-            pass
+        await drain_steps(agent, "secret")
     assert (await agent.run("fine", deps=Policy("secret"))).output == "a"
 
 

@@ -34,7 +34,7 @@ async def streamed(agent: Agent) -> tuple[list[StreamEvent], str]:
 
 
 async def test_the_handoff_event_follows_the_batch_and_precedes_the_new_agent() -> None:
-    """O9: after the handoff call's result, before the new agent's first event; tagged
+    """O9 (and L84): after the handoff call's result, before the new agent's first event; tagged
     with the agent handing off; later events carry the new agent's name and the same
     invocation id and depth."""
     events, finished_by = await streamed(agents())
