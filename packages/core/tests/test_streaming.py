@@ -19,6 +19,7 @@ import pytest
 from automata.core import (
     Agent,
     Approval,
+    HandoffEvent,
     IncompleteResponseError,
     MaxStepsError,
     Message,
@@ -144,6 +145,8 @@ def trace(events: Sequence[StreamEvent]) -> list[tuple[str, str]]:
             out.append(("result", event.call.id))
         elif isinstance(event, ToolCallDeltaEvent):
             out.append(("arguments", event.call_id))
+        elif isinstance(event, HandoffEvent):
+            out.append(("handoff", event.to_agent))
         else:
             out.append(("partial", repr(event.output)))
     return out

@@ -186,3 +186,26 @@ agent.output_validator(other_value)
         '9: Cannot infer value of type parameter "OutputT" of "output_validator" of '
         '"Agent"  [misc]',
     ]
+
+
+def test_guardrails_are_checked_against_the_agents_deps_type(
+    tmp_path: Path, mypy_cache: Path
+) -> None:
+    """L78: a guardrail whose context declares another deps type is rejected, on the
+    decorator and in the constructor; one that declares the agent's is accepted."""
+    body = """\
+from automata.core import GuardrailResult, Message
+def fits(ctx: RunContext[Database], messages: tuple[Message, ...]) -> GuardrailResult:
+    return GuardrailResult(tripped=ctx.deps.url == "")
+def wrong(ctx: RunContext[int], messages: tuple[Message, ...]) -> GuardrailResult:
+    return GuardrailResult()
+def wrong_out(ctx: RunContext[str], output: object) -> GuardrailResult:
+    return GuardrailResult()
+agent.input_guardrail(fits)
+agent.input_guardrail(wrong)
+agent.output_guardrail(wrong_out)
+Agent(ScriptedProvider([]), deps_type=Database, input_guardrails=[wrong])
+"""
+    errors = mypy_errors(tmp_path, body, mypy_cache)
+    assert [e.split(":")[0] for e in errors] == ["9", "10", "11"]
+    assert all("RunContext[Database]" in e for e in errors), errors

@@ -47,6 +47,7 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    HandoffEvent,
     PartialOutputEvent,
     StreamEvent,
     TextEvent,
@@ -56,6 +57,16 @@ from automata.core._events import (
     ToolResultEvent,
     UsageEvent,
 )
+from automata.core._guardrails import (
+    GuardrailError,
+    GuardrailResult,
+    GuardrailTripped,
+    InputGuardrail,
+    InputGuardrailTripped,
+    OutputGuardrail,
+    OutputGuardrailTripped,
+)
+from automata.core._handoffs import Handoff, handoff
 from automata.core._hooks import Hook, post_run, pre_send
 from automata.core._iter import RunSteps
 from automata.core._limits import UsageLimitExceeded, UsageLimits
@@ -115,10 +126,17 @@ __all__ = [
     "CompletionError",
     "EventLoopRunningError",
     "FunctionTool",
+    "GuardrailError",
+    "GuardrailResult",
+    "GuardrailTripped",
+    "Handoff",
+    "HandoffEvent",
     "Hook",
     "HookError",
     "ImageBlock",
     "IncompleteResponseError",
+    "InputGuardrail",
+    "InputGuardrailTripped",
     "InvalidArgumentError",
     "InvalidStructuredOutputError",
     "InvalidToolArguments",
@@ -129,6 +147,8 @@ __all__ = [
     "ModelResponse",
     "ModelRetry",
     "ModelStep",
+    "OutputGuardrail",
+    "OutputGuardrailTripped",
     "OutputRetriesExceededError",
     "OutputSchema",
     "OutputValidator",
@@ -195,6 +215,7 @@ __all__ = [
     "as_tool",
     "as_tool_func",
     "dump_messages",
+    "handoff",
     "load_messages",
     "post_run",
     "pre_send",

@@ -4,7 +4,9 @@ Lanes are keyed by `(agent, invocation_id)`: top-level lanes first, then the oth
 the order they were first seen. Text and thinking are concatenated, tool calls are
 paired with their results (a result whose call was never announced is still
 recorded), a call's streamed argument text is kept until the call is announced, and
-usage is summed; the latest partial typed output is kept. Views are frozen copies;
+usage is summed; the latest partial typed output is kept. A handoff marks the lane it
+leaves (`AgentView.handed_off_to`); `current_agent` names the agent answering the
+top-level run now. Views are frozen copies;
 `add` and every read take a lock, so another thread or task may read while a run
 streams.
 """
@@ -17,6 +19,7 @@ from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._events import (
+    HandoffEvent,
     PartialOutputEvent,
     StreamEvent,
     TextEvent,
@@ -50,8 +53,9 @@ class ToolCallView:
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
-    """One agent invocation's lane: its text, reasoning, tool calls and usage, and the
-    latest partial typed output (None until one arrived)."""
+    """One agent invocation's lane: its text, reasoning, tool calls and usage, the
+    latest partial typed output (None until one arrived), and the agent it handed the
+    conversation to (None unless it did)."""
 
     agent: str
     invocation_id: str
@@ -61,6 +65,7 @@ class AgentView:
     tool_calls: tuple[ToolCallView, ...]
     usage: Usage
     partial_output: Any = None
+    handed_off_to: str | None = None
 
 
 @dataclass(slots=True)
@@ -74,6 +79,7 @@ class _Lane:
     arguments: dict[str, list[str]] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     partial_output: Any = None
+    handed_off_to: str | None = None
 
     def view(self) -> AgentView:
         calls = tuple(self.calls.values())
@@ -92,6 +98,7 @@ class _Lane:
             tool_calls=calls,
             usage=self.usage,
             partial_output=self.partial_output,
+            handed_off_to=self.handed_off_to,
         )
 
 
@@ -108,6 +115,7 @@ class StreamAccumulator:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._lanes: dict[tuple[str, str], _Lane] = {}
+        self._current: str | None = None
 
     def add(self, event: StreamEvent) -> None:
         """Fold one event into its lane (created on first sight)."""
@@ -116,6 +124,8 @@ class StreamAccumulator:
             lane = self._lanes.get(key)
             if lane is None:
                 lane = self._lanes[key] = _Lane(event.agent, event.invocation_id, event.depth)
+            if event.depth == 0 and self._current is None:
+                self._current = event.agent
             if isinstance(event, TextEvent):
                 lane.text.append(event.text)
             elif isinstance(event, ThinkingEvent):
@@ -154,6 +164,17 @@ class StreamAccumulator:
                 lane.usage = lane.usage + event.usage
             elif isinstance(event, PartialOutputEvent):
                 lane.partial_output = event.output
+            elif isinstance(event, HandoffEvent):
+                lane.handed_off_to = event.to_agent
+                if event.depth == 0:
+                    self._current = event.to_agent
+
+    @property
+    def current_agent(self) -> str | None:
+        """The agent answering the top-level run: the first one seen at depth 0, then
+        the one each top-level handoff went to (None before any top-level event)."""
+        with self._lock:
+            return self._current
 
     def views(self) -> list[AgentView]:
         """Every lane: top level first, then in the order first seen."""

@@ -12,6 +12,13 @@ from automata.core._approval import Approver
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
+from automata.core._guardrails import (
+    InputGuardrail,
+    InputGuardrailFunction,
+    OutputGuardrail,
+    OutputGuardrailFunction,
+)
+from automata.core._handoffs import Handoff
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
@@ -69,6 +76,14 @@ def _check_provider(provider: object) -> None:
         )
 
 
+def _input_guardrail(item: object) -> InputGuardrail[Any]:
+    return item if isinstance(item, InputGuardrail) else InputGuardrail(item)  # type: ignore[arg-type]
+
+
+def _output_guardrail(item: object) -> OutputGuardrail[Any]:
+    return item if isinstance(item, OutputGuardrail) else OutputGuardrail(item)  # type: ignore[arg-type]
+
+
 def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
     """Whether two keys of the same length hold the very same objects, in order."""
     return all(map(is_, first, second))
@@ -93,10 +108,13 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     before every request and never stored (L66). `deps_type` declares the type of the
     run's `deps` (the agent is an `Agent[DepsT]`, `Agent[None]` without it), which
     `mypy` then checks at every call site. `usage_limits` are every run's default
-    `UsageLimits`. Runs are traced through `tracer_provider` (default: OpenTelemetry's
-    configured provider); message content is put on spans only with
-    `trace_content=True`. An agent is safe to run many times concurrently; registering
-    tools while it runs affects only later runs.
+    `UsageLimits`. `input_guardrails` and `output_guardrails` (or
+    `@agent.input_guardrail` / `@agent.output_guardrail`) check every run's input and
+    final output (L73-L78); `handoffs` (agents, or `handoff(...)` tools) let the model
+    hand the conversation to another agent (L79-L85). Runs are traced through
+    `tracer_provider` (default: OpenTelemetry's configured provider); message content
+    is put on spans only with `trace_content=True`. An agent is safe to run many times
+    concurrently; registering tools while it runs affects only later runs.
     """
 
     def __init__(
@@ -116,6 +134,9 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         trace_content: bool = False,
         usage_limits: UsageLimits | None = None,
         deps_type: type[DepsT] | None = None,
+        input_guardrails: Iterable[InputGuardrail[DepsT] | InputGuardrailFunction[DepsT]] = (),
+        output_guardrails: Iterable[OutputGuardrail[DepsT] | OutputGuardrailFunction[DepsT]] = (),
+        handoffs: Iterable[Agent[Any] | Handoff] = (),
     ) -> None:
         if isinstance(provider, str):
             provider = resolve_model(provider)
@@ -135,6 +156,13 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             check_prompt_part(part, "instructions")
         self._instructions: tuple[PromptPart[DepsT], ...] = parts
         self._output_validators: tuple[OutputValidator[DepsT, Any], ...] = ()
+        self._input_guardrails: tuple[InputGuardrail[Any], ...] = tuple(
+            _input_guardrail(item) for item in input_guardrails
+        )
+        self._output_guardrails: tuple[OutputGuardrail[Any], ...] = tuple(
+            _output_guardrail(item) for item in output_guardrails
+        )
+        self._handoffs: dict[str, Handoff] = {}
         self.max_steps = check_max_steps(max_steps)
         self.call_options = call_options or CallOptions()
         self.tool_policy = tool_policy or _NO_POLICY
@@ -149,6 +177,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self._threads = ThreadSlots()
         for item in tools:
             self.add_tool(item)
+        for target in handoffs:
+            self.add_handoff(target)
 
     _surface_name = "agent"
 
@@ -179,6 +209,15 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             ),
         )
         return new_tool
+
+    def add_handoff(self, target: Agent[Any] | Handoff) -> Handoff:
+        """Offer the model a tool that hands the conversation to another agent: an
+        `Agent` (tool `transfer_to_<its name>`) or a `handoff(...)`; returns the tool.
+        Raises `ToolDefinitionError` for a duplicate name (L79)."""
+        made = target if isinstance(target, Handoff) else Handoff(target)
+        self.add_tool(made)
+        self._handoffs = {**self._handoffs, made.name: made}
+        return made
 
     @overload
     def tool(
@@ -243,6 +282,72 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         check_output_validator(function)
         self._output_validators = (*self._output_validators, function)
         return function
+
+    # -- guardrails --------------------------------------------------------------
+
+    @overload
+    def input_guardrail(
+        self, function: InputGuardrailFunction[DepsT], /
+    ) -> InputGuardrail[DepsT]: ...
+
+    @overload
+    def input_guardrail(
+        self, /, *, name: str | None = None, run_in_parallel: bool = False
+    ) -> Callable[[InputGuardrailFunction[DepsT]], InputGuardrail[DepsT]]: ...
+
+    def input_guardrail(
+        self,
+        function: InputGuardrailFunction[DepsT] | None = None,
+        /,
+        *,
+        name: str | None = None,
+        run_in_parallel: bool = False,
+    ) -> InputGuardrail[DepsT] | Callable[[InputGuardrailFunction[DepsT]], InputGuardrail[DepsT]]:
+        """Register an input guardrail (sync or async, taking the run context and the
+        messages the run starts from, returning a `GuardrailResult`), as
+        `@agent.input_guardrail` or `@agent.input_guardrail(run_in_parallel=True)`;
+        returns the `InputGuardrail` (L73-L74)."""
+
+        def register(fn: InputGuardrailFunction[DepsT]) -> InputGuardrail[DepsT]:
+            made = InputGuardrail(fn, name=name or "", run_in_parallel=run_in_parallel)
+            self._input_guardrails = (*self._input_guardrails, made)
+            return made
+
+        if function is None:
+            return register
+        return register(function)
+
+    @overload
+    def output_guardrail(
+        self, function: OutputGuardrailFunction[DepsT], /
+    ) -> OutputGuardrail[DepsT]: ...
+
+    @overload
+    def output_guardrail(
+        self, /, *, name: str | None = None
+    ) -> Callable[[OutputGuardrailFunction[DepsT]], OutputGuardrail[DepsT]]: ...
+
+    def output_guardrail(
+        self,
+        function: OutputGuardrailFunction[DepsT] | None = None,
+        /,
+        *,
+        name: str | None = None,
+    ) -> (
+        OutputGuardrail[DepsT] | Callable[[OutputGuardrailFunction[DepsT]], OutputGuardrail[DepsT]]
+    ):
+        """Register an output guardrail (sync or async, taking the run context and the
+        final output, returning a `GuardrailResult`), as `@agent.output_guardrail`;
+        returns the `OutputGuardrail` (L76)."""
+
+        def register(fn: OutputGuardrailFunction[DepsT]) -> OutputGuardrail[DepsT]:
+            made = OutputGuardrail(fn, name=name or "")
+            self._output_guardrails = (*self._output_guardrails, made)
+            return made
+
+        if function is None:
+            return register
+        return register(function)
 
     # -- runs --------------------------------------------------------------------
 
@@ -312,6 +417,9 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             self.system_prompt,
             self._instructions,
             self._output_validators,
+            self._input_guardrails,
+            self._output_guardrails,
+            self._handoffs,
         )
 
     def _build_plan(
@@ -349,6 +457,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             instructions=self._instructions,
             tracing=self.tracing,
             threads=self._threads,
+            handoffs=self._handoffs,
         )
         return RunPlan(
             settings=settings,
@@ -357,6 +466,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             max_correction_turns=max_correction_turns,
             native_structured_output=native_structured_output,
             output_validators=(*self._output_validators, *output_validators),
+            input_guardrails=self._input_guardrails,
+            output_guardrails=self._output_guardrails,
         )
 
     def _start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:

@@ -294,6 +294,7 @@ class ToolBatch:
             scope=run.scope,
             threads=run.threads,
             deps=run.deps,
+            retries=0 if run.retries is None else run.retries.used(call.name),
         )
         if call.input_error is not None:
             return _error_block(call, f"invalid args: {call.input_error}"), None

@@ -15,6 +15,7 @@ from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
 __all__ = [
+    "HandoffEvent",
     "PartialOutputEvent",
     "StreamEvent",
     "TextEvent",
@@ -92,6 +93,16 @@ class UsageEvent(_EventBase):
     usage: Usage
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoffEvent(_EventBase):
+    """The run handed the conversation from `from_agent` to `to_agent` (after the
+    batch holding the handoff call). It is tagged with `from_agent`; the run's later
+    events are tagged with `to_agent` and the same `invocation_id`."""
+
+    from_agent: str
+    to_agent: str
+
+
 StreamEvent = (
     TextEvent
     | ThinkingEvent
@@ -100,4 +111,5 @@ StreamEvent = (
     | ToolCallEvent
     | ToolResultEvent
     | UsageEvent
+    | HandoffEvent
 )

@@ -33,6 +33,7 @@ from automata.core._errors import (
     ToolRetriesExceededError,
 )
 from automata.core._events import (
+    HandoffEvent,
     PartialOutputEvent,
     StreamEvent,
     TextEvent,
@@ -41,7 +42,8 @@ from automata.core._events import (
     ToolCallEvent,
     UsageEvent,
 )
-from automata.core._hooks import Hook
+from automata.core._handoffs import Handoff, SystemSwap, handed_off
+from automata.core._hooks import Hook, send_through
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
@@ -51,6 +53,7 @@ from automata.core._prompts import (
     PromptFunction,
     PromptPart,
     render_instructions,
+    render_prompt,
     with_instructions,
 )
 from automata.core._provider import (
@@ -102,6 +105,10 @@ class RunSettings:
     tracing: Tracing = field(default_factory=Tracing.create)
     threads: ThreadSlots = field(default_factory=ThreadSlots)
     """The agent's sync-tool threads, shared by all its runs."""
+    handoffs: Mapping[str, Handoff] = field(default_factory=dict)
+    """The agent's handoff tools by name (they are in `tools` too)."""
+    system_swap: SystemSwap | None = None
+    """After a handoff: the system prompt sent in place of the transcript's."""
 
 
 @dataclass(slots=True)
@@ -110,6 +117,8 @@ class LoopOutcome:
 
     result: RunResult[str]
     attempt: StructuredAttempt | None = None
+    handoff_base: RunSettings | None = None
+    """When the run handed off: the settings later passes of the run start from."""
 
 
 @dataclass(slots=True)
@@ -136,8 +145,11 @@ class RunLoop:
         "deps",
         "depth",
         "emit",
+        "guard",
+        "handoff_base",
         "invocation_id",
         "meter",
+        "on_handoff",
         "open_calls",
         "retries",
         "scope",
@@ -170,6 +182,10 @@ class RunLoop:
             else None
         )
         self.meter: UsageMeter | None = scope.usage
+        guard = scope.input_guard
+        self.guard = guard if guard is not None and not guard.spent else None
+        self.on_handoff = scope.on_handoff
+        self.handoff_base: RunSettings | None = None
         self.scope = RunScope(emit=scope.emit, budget=self.budget, usage=scope.usage)
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
@@ -233,7 +249,7 @@ class RunLoop:
                     attempt = None
                     if settings.structured is not None:
                         attempt = settings.structured.parse_text(message.text)
-                    yield LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt, self.handoff_base)
                     return
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
@@ -256,9 +272,15 @@ class RunLoop:
                         ),
                         StopReason.ERROR,
                     )
+                target = self.handoff_in(calls, transcript[-1]) if settings.handoffs else None
+                if target is not None:
+                    self.hand_off(target)
                 yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
+                if target is not None:
+                    settings = self.settings
+                    run = StepRun(settings.agent, self.invocation_id, transcript)
                 if attempt is not None:
-                    yield LoopOutcome(self.result(), attempt)
+                    yield LoopOutcome(self.result(), attempt, self.handoff_base)
                     return
         except asyncio.CancelledError:
             state.stop_reason = StopReason.CANCELLED
@@ -266,6 +288,39 @@ class RunLoop:
         except GeneratorExit:
             self.stop_early()
             raise
+
+    def handoff_in(self, calls: tuple[ToolUseBlock, ...], results: Message) -> Handoff | None:
+        """The handoff the batch asked for: the first handoff call, in the model's
+        order, whose result is not an error (L80)."""
+        failed = {
+            block.tool_use_id
+            for block in results.content
+            if isinstance(block, ToolResultBlock) and block.is_error
+        }
+        for call in calls:
+            found = self.settings.handoffs.get(call.name)
+            if found is not None and call.id not in failed:
+                return found
+        return None
+
+    def hand_off(self, target: Handoff) -> None:
+        """Go on with `target`'s agent: new settings (the run's limits and output type
+        kept), a fresh batch context, the event, and the session told (L81)."""
+        before = self.settings.agent
+        self.handoff_base, self.settings = handed_off(self.settings, target)
+        self.batch_context = None
+        if self.emit is not None:
+            self.emit(
+                HandoffEvent(
+                    agent=before,
+                    invocation_id=self.invocation_id,
+                    depth=self.depth,
+                    from_agent=before,
+                    to_agent=self.settings.agent,
+                )
+            )
+        if self.on_handoff is not None:
+            self.on_handoff(target.agent)
 
     def stop_early(self) -> None:
         """The caller stopped the run at a step: answer the calls that never ran."""
@@ -318,8 +373,21 @@ class RunLoop:
             if over is not None:
                 raise self.fail(over, StopReason.ERROR)
         messages = tuple(self.transcript)
+        guard = self.guard
+        if guard is not None:  # the first call of the run: its input guardrails (L73)
+            guard.spent = True
+            self.guard = None
+            try:
+                await guard.before(messages)
+            except RunError as tripped:
+                raise self.fail(tripped, StopReason.ERROR) from tripped.__cause__
+        context = RunContext(self.deps, settings.agent, self.invocation_id)
+        swap = settings.system_swap
+        if swap is not None:
+            text = "" if swap.prompt is None else await render_prompt(swap.prompt, context)
+            rest = messages[1:] if messages and messages[0].role == "system" else messages
+            messages = (Message.system(text), *rest) if text else rest
         if settings.instructions:
-            context = RunContext(self.deps, settings.agent, self.invocation_id)
             text = await render_instructions(settings.instructions, context)
             messages = with_instructions(messages, text)
         request = ModelRequest(
@@ -330,7 +398,7 @@ class RunLoop:
         )
         try:
             for hook in settings.pre_send:
-                request = await hook.before_send(request)
+                request = await send_through(hook, request, context)
         except RunError as hook_error:
             if hook_error.result is None:
                 hook_error.result = self.result(StopReason.ERROR)
@@ -340,14 +408,16 @@ class RunLoop:
         tracing = settings.tracing
         try:
             with tracing.model_call(provider, request) as span:
-                if self.emit is not None and provider.supports_streaming:
-                    response = await self.stream_model(cast(StreamProvider, provider), request)
+                if guard is not None:
+                    response = await guard.around(messages, lambda: self.send(request))
                 else:
-                    response = await provider.complete(request)
-                    if self.emit is not None:
-                        self.emit_whole(response.message)
+                    response = await self.send(request)
                 tracing.finish_model_call(span, response)
-        except (asyncio.CancelledError, RunError):
+        except asyncio.CancelledError:
+            raise
+        except RunError as error:
+            if error.result is None:  # a guardrail's trip or failure (L74, L77)
+                raise self.fail(error, StopReason.ERROR) from error.__cause__
             raise
         except ProviderError as exc:
             self.state.stop_reason = StopReason.ERROR
@@ -376,6 +446,16 @@ class RunLoop:
             over = meter.add(response.usage)
             if over is not None:  # the reply is not committed (L59)
                 raise self.fail(over, StopReason.ERROR)
+        return response
+
+    async def send(self, request: ModelRequest) -> ModelResponse:
+        """One provider call: streamed when someone listens and the provider can."""
+        provider = self.settings.provider
+        if self.emit is not None and provider.supports_streaming:
+            return await self.stream_model(cast(StreamProvider, provider), request)
+        response = await provider.complete(request)
+        if self.emit is not None:
+            self.emit_whole(response.message)
         return response
 
     async def stream_model(self, provider: StreamProvider, request: ModelRequest) -> ModelResponse:

@@ -16,6 +16,10 @@ class ToolRetries:
         self._used: dict[str, int] = {}
         self.exceeded: tuple[str, int] | None = None
 
+    def used(self, tool_name: str) -> int:
+        """How many times `tool_name` has asked the model to try again so far."""
+        return self._used.get(tool_name, 0)
+
     def record(self, tool_name: str, allowed: int) -> None:
         """Count one `ModelRetry` from `tool_name`; past `allowed`, remember it as the
         tool (and its budget) that ends the run once its batch is committed."""

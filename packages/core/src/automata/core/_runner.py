@@ -21,7 +21,8 @@ from automata.core._errors import (
     OutputRetriesExceededError,
     RunError,
 )
-from automata.core._hooks import Hook
+from automata.core._guardrails import InputGuard, InputGuardrail, OutputGuardrail, check_output
+from automata.core._hooks import Hook, WithDeps
 from automata.core._limits import UsageMeter
 from automata.core._loop import LoopOutcome, RunLoop, RunSettings
 from automata.core._model_retry import ToolRetries
@@ -69,6 +70,8 @@ class RunPlan:
     max_correction_turns: int = 1
     native_structured_output: bool = False
     output_validators: tuple[OutputValidator[Any, Any], ...] = ()
+    input_guardrails: tuple[InputGuardrail[Any], ...] = ()
+    output_guardrails: tuple[OutputGuardrail[Any], ...] = ()
 
 
 async def execute_run(
@@ -123,7 +126,12 @@ def run_steps(
     limits = plan.settings.usage_limits
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
-    if plan.structured is None and not plan.output_validators:
+    if plan.input_guardrails:
+        context = RunContext(deps, plan.settings.agent, invocation_id)
+        scope = replace(scope, input_guard=InputGuard(plan.input_guardrails, context))
+    if plan.post_run:
+        plan = replace(plan, post_run=tuple(WithDeps(hook, deps) for hook in plan.post_run))
+    if plan.structured is None and not plan.output_validators and not plan.output_guardrails:
         # traced: the loop ends with the RunResult, never a LoopOutcome
         return _loop_steps(  # type: ignore[return-value]
             plan, plan.settings, transcript, scope, invocation_id, depth, deps, traced=True
@@ -386,6 +394,9 @@ async def _typed_steps(
         async with aclosing(passes.relay(loop_steps)) as relayed:
             async for item in relayed:
                 yield item
+        if passes.outcome.handoff_base is not None:  # later passes go on with the new agent
+            base = passes.outcome.handoff_base
+            native = native and base.provider.supports_native_output
         attempt = passes.outcome.attempt or StructuredAttempt(found=False)
         partial = passes.partial()
         if attempt.ok:
@@ -431,14 +442,22 @@ async def _validated(
     partial: RunResult[Any],
     corrections_left: int,
 ) -> Any:
-    """`value` through the plan's output validators (L69). A `ModelRetry` with a
+    """`value` through the plan's output validators (L69), then its output guardrails
+    (L76). A `ModelRetry` with a
     correction turn left is re-raised for the caller to ask again, after the loop's
     post-run hooks; without one the run fails with `OutputRetriesExceededError` (L70).
     Any other error a validator raises fails the run as itself (L72)."""
-    if not plan.output_validators:
+    if not plan.output_validators and not plan.output_guardrails:
         return value
     try:
-        return await validate_output(plan.output_validators, context, value)
+        value = await validate_output(plan.output_validators, context, value)
+        if plan.output_guardrails:
+            try:
+                await check_output(plan.output_guardrails, context, value)
+            except RunError as stopped:
+                stopped.result = replace(partial, output=value, stop_reason=StopReason.ERROR)
+                raise
+        return value
     except ModelRetry as retry:
         if corrections_left > 0:
             await _after_run(plan.post_run, partial, None)
@@ -452,6 +471,9 @@ async def _validated(
         )
         await _after_run(plan.post_run, failed, error)
         raise error from retry
+    except RunError as error:
+        await _after_run(plan.post_run, error.result or partial, error)
+        raise
     except Exception as error:
         await _after_run(plan.post_run, partial, error)
         raise
@@ -471,11 +493,11 @@ async def _validated_text_steps(
     corrections_left = plan.max_correction_turns
     retries = ToolRetries()
     passes = _Passes()
-    context = RunContext(deps, plan.settings.agent, invocation_id)
+    settings = plan.settings
     while True:
         loop_steps = _loop_steps(
             plan,
-            plan.settings,
+            settings,
             transcript,
             scope,
             invocation_id,
@@ -487,7 +509,10 @@ async def _validated_text_steps(
         async with aclosing(passes.relay(loop_steps)) as relayed:
             async for item in relayed:
                 yield item
+        if passes.outcome.handoff_base is not None:  # later passes go on with the new agent
+            settings = passes.outcome.handoff_base
         partial = passes.partial()
+        context = RunContext(deps, settings.agent, invocation_id)
         try:
             value = await _validated(plan, context, partial.output, partial, corrections_left)
         except ModelRetry as retry:

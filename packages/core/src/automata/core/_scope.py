@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automata.core._events import StreamEvent
 from automata.core._policy import CallBudget
 
 if TYPE_CHECKING:
+    from automata.core._guardrails import InputGuard
     from automata.core._limits import UsageMeter
 
 __all__ = ["EventSink", "RunScope"]
@@ -29,3 +30,9 @@ class RunScope:
     emit: EventSink | None = None
     budget: CallBudget | None = None
     usage: UsageMeter | None = None
+    input_guard: InputGuard | None = None
+    """The run's input guardrails, checked around its first model call; never passed
+    on to sub-agents."""
+    on_handoff: Callable[[Any], None] | None = None
+    """Told the `Agent` a run handed the conversation to (a session follows it); never
+    passed on to sub-agents."""

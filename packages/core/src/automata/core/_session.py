@@ -8,11 +8,13 @@ every tool call. A session runs one task at a time.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
 from automata.core._errors import AutomataError, InvalidArgumentError
+from automata.core._handoffs import SystemSwap
 from automata.core._result import RunResult
 from automata.core._runner import (
     RunOptions,
@@ -39,7 +41,11 @@ class Session(RunSurface[DepsT]):
     """A multi-turn conversation. `messages` is a copy of the transcript, system
     message first; persist it with `dump_messages` and resume with
     `agent.session(messages=load_messages(...))`. `iter`, `run`, `run_sync` and
-    `stream` take the same arguments as the agent's and continue the conversation."""
+    `stream` take the same arguments as the agent's and continue the conversation.
+
+    `agent` is the agent the conversation is with: the one it was started from, until a
+    run hands it to another (L82); later runs are that agent's, sent with its system
+    prompt in place of the transcript's (which stays the first agent's)."""
 
     _surface_name = "session"
 
@@ -47,6 +53,7 @@ class Session(RunSurface[DepsT]):
         self.agent = agent
         self._transcript = agent._start_transcript(check_transcript(messages))
         self._busy = False
+        self._handed_off = False
 
     @property
     def messages(self) -> list[Message]:
@@ -71,7 +78,16 @@ class Session(RunSurface[DepsT]):
         return None
 
     def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
-        return self.agent._plan(output_type=output_type, **options)
+        plan = self.agent._plan(output_type=output_type, **options)
+        if not self._handed_off:
+            return plan
+        swap = SystemSwap(self.agent.system_prompt)
+        return replace(plan, settings=replace(plan.settings, system_prompt=None, system_swap=swap))
+
+    def _follow(self, target: Any) -> None:
+        """A run handed the conversation to `target`: later runs are its."""
+        self.agent = target
+        self._handed_off = True
 
     async def _steps(
         self,
@@ -87,7 +103,7 @@ class Session(RunSurface[DepsT]):
                 plan,
                 self._transcript,
                 task,
-                scope=scope,
+                scope=replace(scope, on_handoff=self._follow),
                 invocation_id=invocation_id,
                 deps=deps,
             )

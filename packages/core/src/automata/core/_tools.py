@@ -119,6 +119,9 @@ class ToolContext(Generic[DepsT]):
     None outside a run, where a sync tool gets a thread of its own."""
     deps: DepsT = field(default=None, compare=False)  # type: ignore[assignment]
     """The run's dependencies, as passed to `run(..., deps=...)`; None without them."""
+    retries: int = 0
+    """How many times this tool has raised `ModelRetry` so far in this run (0 on its
+    first call; L87)."""
 
 
 class Tool(Protocol):
