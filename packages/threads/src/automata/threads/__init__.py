@@ -19,6 +19,7 @@ from automata.threads._errors import (
     ThreadsError,
 )
 from automata.threads._memory import MemoryStore
+from automata.threads._sqlite import SQLiteStore
 
 __all__ = [
     "HostClosedError",
@@ -26,6 +27,7 @@ __all__ = [
     "MemoryStore",
     "PageBoundError",
     "RequestConflictError",
+    "SQLiteStore",
     "SchemaError",
     "StoreClosedError",
     "StoreError",
