@@ -122,7 +122,10 @@ class SQLiteStore(ThreadStore):
     async def _run(self, call: Callable[[], _T]) -> _T:
         if not self._open or self._executor is None:
             raise StoreClosedError(f"the SQLite store at {self.path} is not open")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        except sqlite3.Error as error:
+            raise StoreError(f"the SQLite store at {self.path} failed: {error}") from error
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
