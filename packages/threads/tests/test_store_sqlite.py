@@ -39,7 +39,11 @@ class TestSQLiteStoreConformance(StoreConformance):
     def incompatible_stores(self) -> Sequence[Callable[[], ThreadStore]]:
         not_sqlite = self.directory / "notes.txt"
         not_sqlite.write_text("just some text, not a database\n" * 10)
-        return [lambda: SQLiteStore(not_sqlite)]
+        newer = self.directory / "newer.db"
+        with contextlib.closing(sqlite3.connect(newer, isolation_level=None)) as db:
+            schema.migrate(db, newer)
+            db.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+        return [lambda: SQLiteStore(not_sqlite), lambda: SQLiteStore(newer)]
 
 
 # -- helpers -------------------------------------------------------------------------

@@ -165,9 +165,11 @@ class SQLiteStore(ThreadStore):
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(executor, self._open_sync, path, progress)
-        except BaseException:
+        except BaseException as error:
             await loop.run_in_executor(executor, self._close_sync)
             executor.shutdown(wait=False)
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(f"cannot open the threads store at {path}: {error}") from error
             raise
         self._executor = executor
         self._open = True

@@ -21,6 +21,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from automata.threads._errors import (
     LeaseLostError,
@@ -466,13 +467,19 @@ async def check_s6_pages_are_bounded(factory: StoreFactory) -> None:
         await store.create_thread("t", _records("a"))
         bad: list[object] = [0, -1, store.max_page + 1, True, 1.5, "10", None]
         for limit in bad:
-            calls: list[tuple[str, Awaitable[object]]] = [
-                ("read", store.read("t", limit=limit)),  # type: ignore[arg-type]
-                ("list_threads", store.list_threads(limit=limit)),  # type: ignore[arg-type]
-                ("claimable", store.claimable(limit=limit)),  # type: ignore[arg-type]
-            ]
-            for name, call in calls:
-                await _raises(PageBoundError, rule, f"{name}(limit={limit!r})", call)
+            bounded: Any = limit  # deliberately not an int in 1..max_page
+            await _raises(
+                PageBoundError, rule, f"read(limit={limit!r})", store.read("t", limit=bounded)
+            )
+            await _raises(
+                PageBoundError,
+                rule,
+                f"list_threads(limit={limit!r})",
+                store.list_threads(limit=bounded),
+            )
+            await _raises(
+                PageBoundError, rule, f"claimable(limit={limit!r})", store.claimable(limit=bounded)
+            )
         _expect(len(await store.read("t", limit=store.max_page)) == 1, rule, "max_page read")
         _expect(len(await store.list_threads(limit=store.max_page)) == 1, rule, "max_page list")
         _expect(len(await store.read("t", limit=1)) == 1, rule, "a one-record page")
@@ -575,14 +582,14 @@ async def check_s8_open_reports_progress_and_closed_store_refuses(factory: Store
     finally:
         await store.close()
     await store.close()
-    closed: list[tuple[str, Awaitable[object]]] = [
-        ("read", store.read("t")),
-        ("append", store.append("t", _records("b"))),
-        ("claim", store.claim("t", "a", 1)),
-        ("list_threads", store.list_threads()),
+    closed: list[tuple[str, Callable[[], Awaitable[object]]]] = [
+        ("read", lambda: store.read("t")),
+        ("append", lambda: store.append("t", _records("b"))),
+        ("claim", lambda: store.claim("t", "a", 1)),
+        ("list_threads", lambda: store.list_threads()),
     ]
     for name, call in closed:
-        await _raises(StoreClosedError, rule, f"{name} after close", call)
+        await _raises(StoreClosedError, rule, f"{name} after close", call())
     _expect(isinstance(await store.now(), float), rule, "now after close")
 
 
@@ -630,12 +637,17 @@ async def run_store_conformance(
     checks: Sequence[Callable[[StoreFactory], Awaitable[None]]] = (),
 ) -> None:
     """Run the checks (all of them by default), each on a fresh store from `factory`;
-    raise `StoreConformanceError` on the first failure."""
+    raise `StoreConformanceError` naming the check on the first failure (an unexpected
+    exception from the store counts as one)."""
     for check in checks or ALL_CHECKS:
         try:
             await check(factory)
         except StoreConformanceError as error:
             raise StoreConformanceError(f"{check.__name__}: {error}") from error
+        except Exception as error:
+            raise StoreConformanceError(
+                f"{check.__name__}: the store raised {type(error).__name__}: {error}"
+            ) from error
 
 
 class StoreConformance:
