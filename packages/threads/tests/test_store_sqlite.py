@@ -214,6 +214,33 @@ async def test_a_write_waiting_for_another_writer_does_not_block_the_event_loop(
         await store.close()
 
 
+async def test_a_cancelled_write_still_commits_whole_or_not_at_all(tmp_path: Path) -> None:
+    """Cancelling the caller does not cut a commit in half: the write runs to its end
+    on the store's worker thread (here: it commits once the lock is free)."""
+    path = tmp_path / "threads.db"
+    store = SQLiteStore(path)
+    await store.open()
+    await store.create_thread("t", [])
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        append = asyncio.create_task(
+            store.append("t", [NewRecord("note", "a"), NewRecord("note", "b")], summary="ab")
+        )
+        await asyncio.sleep(0.05)
+        append.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await append
+        other.execute("COMMIT")
+        assert [r.data for r in await store.read("t")] == ["a", "b"]
+        row = await store.thread("t")
+        assert row is not None
+        assert row.summary == "ab"
+    finally:
+        other.close()
+        await store.close()
+
+
 async def test_a_write_that_cannot_get_the_lock_in_time_fails_as_a_store_error(
     tmp_path: Path,
 ) -> None:
