@@ -18,18 +18,30 @@ from automata.threads._errors import (
     ThreadNotFoundError,
     ThreadsError,
 )
+from automata.threads._maintenance import (
+    MaintenanceReport,
+    StoreInUseError,
+    maintain_sqlite,
+    maintain_sqlite_sync,
+)
 from automata.threads._memory import MemoryStore
+from automata.threads._sqlite import SQLiteStore
 
 __all__ = [
     "HostClosedError",
     "LeaseLostError",
+    "MaintenanceReport",
     "MemoryStore",
     "PageBoundError",
     "RequestConflictError",
+    "SQLiteStore",
     "SchemaError",
     "StoreClosedError",
     "StoreError",
+    "StoreInUseError",
     "ThreadExistsError",
     "ThreadNotFoundError",
     "ThreadsError",
+    "maintain_sqlite",
+    "maintain_sqlite_sync",
 ]
