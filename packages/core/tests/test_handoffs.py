@@ -123,13 +123,18 @@ async def test_a_denied_handoff_call_changes_nothing() -> None:
 
 
 async def test_the_first_handoff_in_the_models_order_wins() -> None:
-    """L80."""
+    """L80: only the first handoff call of a turn is carried out; the model is told the
+    others were not, so the transcript never claims a transfer that did not happen."""
     billing = Agent(ScriptedProvider(["from billing"]), name="billing")
     sales = Agent(ScriptedProvider(["from sales"]), name="sales")
     both = tool_calls(tool_call("h1", "transfer_to_sales"), tool_call("h2", "transfer_to_billing"))
     triage = Agent(ScriptedProvider([both]), name="triage", handoffs=[billing, sales])
     result = await triage.run("hi")
     assert (result.output, result.agent) == ("from sales", "sales")
+    assert tool_results(result.messages) == [
+        ("h1", "Transferred to sales", False),
+        ("h2", "not transferred: only the first handoff call of a turn is carried out", True),
+    ]
 
 
 async def test_max_steps_and_usage_limits_span_the_whole_run() -> None:

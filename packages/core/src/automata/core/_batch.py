@@ -19,6 +19,7 @@ from automata.core._approval import Approval, Approver
 from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from automata.core._errors import ModelRetry
 from automata.core._events import ToolResultEvent
+from automata.core._handoffs import Handoff
 from automata.core._model_retry import ToolRetries
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._scope import RunScope
@@ -124,6 +125,7 @@ class ToolBatch:
         batch = _BatchState(calls)
         attempt: StructuredAttempt | None = None
         runnable: list[tuple[int, ToolUseBlock, Tool]] = []
+        handoff_seen = False
         for index, call in enumerate(calls):
             if structured is not None and call.name == structured.tool_name:
                 attempt = (
@@ -145,6 +147,14 @@ class ToolBatch:
                     call, f'tool not found: "{call.name}" (available tools: {available})'
                 )
                 continue
+            if isinstance(found, Handoff):
+                if handoff_seen:
+                    batch.results[index] = self.error_result(
+                        call,
+                        "not transferred: only the first handoff call of a turn is carried out",
+                    )
+                    continue
+                handoff_seen = True
             if settings.budget is not None:
                 refusal = settings.budget.reserve(call.name)
                 if refusal is not None:
