@@ -38,7 +38,7 @@ checks):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -232,3 +232,10 @@ class ThreadStore(ABC):
     @abstractmethod
     async def claimable(self, *, limit: int = 100) -> list[str]:
         """Active threads whose lease is free or expired, by creation (S7)."""
+
+    def changes(self) -> AsyncIterator[str] | None:
+        """Thread ids as commits to them happen, in any process sharing the store, so a
+        host can refresh its subscribers without polling; None (the default) when the
+        backend cannot tell, and hosts poll. An id may come more than once, and a feed
+        that reconnects may miss some, so hosts keep polling, only less often."""
+        return None
