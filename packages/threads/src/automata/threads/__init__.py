@@ -1,13 +1,21 @@
 """automata.threads: durable threads for automata agents.
 
 A conversation's journal is the only durable truth; it survives crashes, restarts and
-a second process. Depends only on automata-ai-core and the standard library.
+a second process. Depends only on automata-ai-core and the standard library. Open a
+`Host` on a store, get its `ThreadService`, and send: see docs/threads.md.
 """
 
 from __future__ import annotations
 
+from automata.threads._agents import (
+    AgentFactory,
+    AgentRequest,
+    idempotency_key,
+    turn_invocation_id,
+)
 from automata.threads._errors import (
     HostClosedError,
+    ItemNotFoundError,
     LeaseLostError,
     PageBoundError,
     RequestConflictError,
@@ -17,19 +25,46 @@ from automata.threads._errors import (
     ThreadExistsError,
     ThreadNotFoundError,
     ThreadsError,
+    ThreadStateError,
 )
+from automata.threads._host import Host
 from automata.threads._memory import MemoryStore
+from automata.threads._service import ThreadService
+from automata.threads._view import (
+    HistoryEntry,
+    HistoryPage,
+    QueuedInput,
+    ThreadPage,
+    ThreadSummary,
+    ThreadView,
+    ViewItem,
+)
 
 __all__ = [
+    "AgentFactory",
+    "AgentRequest",
+    "HistoryEntry",
+    "HistoryPage",
+    "Host",
     "HostClosedError",
+    "ItemNotFoundError",
     "LeaseLostError",
     "MemoryStore",
     "PageBoundError",
+    "QueuedInput",
     "RequestConflictError",
     "SchemaError",
     "StoreClosedError",
     "StoreError",
     "ThreadExistsError",
     "ThreadNotFoundError",
+    "ThreadPage",
+    "ThreadService",
+    "ThreadStateError",
+    "ThreadSummary",
+    "ThreadView",
     "ThreadsError",
+    "ViewItem",
+    "idempotency_key",
+    "turn_invocation_id",
 ]
