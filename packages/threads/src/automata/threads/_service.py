@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
@@ -389,10 +389,11 @@ class ThreadService:
 
     # -- live updates --------------------------------------------------------------
 
-    async def subscribe(self, thread_id: str) -> AsyncIterator[ThreadView]:
+    async def subscribe(self, thread_id: str) -> AsyncGenerator[ThreadView, None]:
         """The thread's view now, then each time it changes (changes made here are
         seen at once, those of other processes within the host's `poll_interval`).
-        Ends when the thread is deleted or the host shuts down."""
+        Ends when the thread is deleted or the host shuts down; `aclose()` it (or use
+        `contextlib.aclosing`) to stop early."""
         self._host.admit()
         seen = self._host.change_count(thread_id)
         view = await self._view(thread_id)
@@ -417,7 +418,7 @@ class ThreadService:
 
     async def subscribe_threads(
         self, *, parent_id: str | None = None, limit: int = 50
-    ) -> AsyncIterator[ThreadPage]:
+    ) -> AsyncGenerator[ThreadPage, None]:
         """The first page of the thread list now, then each time it changes. Ends when
         the host shuts down."""
         self._host.admit()

@@ -1,0 +1,76 @@
+"""Fixtures for the thread service tests: a store, hosts on it, and a helper that
+waits for a thread's turns to settle."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from automata.threads import Host, MemoryStore, ThreadService, ThreadView
+from automata.threads._agents import AgentFactory
+
+
+class Clock:
+    """A store clock tests move by hand (to expire leases without waiting)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(clock: Clock) -> MemoryStore:
+    return MemoryStore(clock=clock)
+
+
+OpenHost = Callable[..., Awaitable[Host]]
+
+
+@pytest.fixture
+async def open_host(store: MemoryStore) -> AsyncIterator[OpenHost]:
+    """Open hosts on the test's store (each a separate owner, as a second process
+    would be); every host still open at the end is shut down."""
+    hosts: list[Host] = []
+
+    async def make(**options: object) -> Host:
+        options.setdefault("poll_interval", 0.05)
+        host = await Host.open(store, **options)  # type: ignore[arg-type]
+        hosts.append(host)
+        return host
+
+    yield make
+    for host in hosts:
+        await host.shutdown()
+
+
+@pytest.fixture
+async def service_for(open_host: OpenHost) -> Callable[..., Awaitable[ThreadService]]:
+    async def make(factory: AgentFactory, **options: object) -> ThreadService:
+        host = await open_host(**options)
+        return host.thread_service(factory)
+
+    return make
+
+
+async def settled(service: ThreadService, thread_id: str, timeout: float = 5.0) -> ThreadView:
+    """The thread's view once no turn runs or waits to run."""
+    async with asyncio.timeout(timeout), aclosing(service.subscribe(thread_id)) as views:
+        async for view in views:
+            if view.status != "running":
+                return view
+    raise AssertionError("the subscription ended before the thread settled")
+
+
+@pytest.fixture
+def settle() -> Callable[..., Awaitable[ThreadView]]:
+    return settled
