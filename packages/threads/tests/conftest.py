@@ -4,8 +4,8 @@ waits for a thread's turns to settle."""
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 
 import pytest
 
@@ -62,9 +62,9 @@ async def service_for(open_host: OpenHost) -> Callable[..., Awaitable[ThreadServ
     return make
 
 
-async def settled(service: ThreadService, thread_id: str, timeout: float = 5.0) -> ThreadView:
-    """The thread's view once no turn runs or waits to run."""
-    async with asyncio.timeout(timeout), aclosing(service.subscribe(thread_id)) as views:
+async def settled(service: ThreadService, thread_id: str) -> ThreadView:
+    """The thread's view once no turn runs or waits to run (within 5 seconds)."""
+    async with asyncio.timeout(5.0), aclosing(service.subscribe(thread_id)) as views:
         async for view in views:
             if view.status != "running":
                 return view

@@ -56,7 +56,8 @@ async def test_a_send_reusing_a_key_with_other_input_is_a_conflict(
     with pytest.raises(RequestConflictError):
         await service.set_title(thread.thread_id, "x", request_key="send-1")
     row = await store.thread(thread.thread_id)
-    assert row is not None and row.last_seq == done.version
+    assert row is not None
+    assert row.last_seq == done.version
 
 
 async def test_a_duplicate_create_returns_the_same_thread(service_for: ServiceFor) -> None:

@@ -142,9 +142,7 @@ async def test_supplemental_context_reaches_the_model_but_not_the_journal(
     provider = ScriptedProvider(["noted"])
     service = await service_for(lambda request: Agent(provider))
     thread = await service.create(request_key="c")
-    await service.send(
-        thread.thread_id, "hello", request_key="s", supplemental="SECRET-CONTEXT-42"
-    )
+    await service.send(thread.thread_id, "hello", request_key="s", supplemental="SECRET-CONTEXT-42")
     await settle(service, thread.thread_id)
     assert "SECRET-CONTEXT-42" in str(provider.requests[0].messages)
     assert all("SECRET-CONTEXT-42" not in r.data for r in await store.read(thread.thread_id))
@@ -162,7 +160,8 @@ async def test_a_call_to_a_tool_that_no_longer_exists_gets_an_error_result(
     await service.send(thread.thread_id, "hello", request_key="s")
     done = await settle(service, thread.thread_id)
     call = next(item for item in done.items if item.kind == "tool_call")
-    assert call.status == "error" and call.result is not None
+    assert call.status == "error"
+    assert call.result is not None
     assert call.result.startswith('tool not found: "gone"')
     assert done.status == "done"
 
@@ -184,7 +183,8 @@ async def test_a_retry_with_another_agent_surface_fails_the_turn_clearly(
     await service.retry(thread.thread_id, request_key="r")
     failed = await settle(service, thread.thread_id)
     assert failed.status == "failed"
-    assert failed.error is not None and "surface" in failed.error
+    assert failed.error is not None
+    assert "surface" in failed.error
 
 
 async def test_each_turn_asks_the_factory_with_its_thread_and_turn(
