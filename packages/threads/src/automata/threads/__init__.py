@@ -28,8 +28,15 @@ from automata.threads._errors import (
     ThreadStateError,
 )
 from automata.threads._host import Host
+from automata.threads._maintenance import (
+    MaintenanceReport,
+    StoreInUseError,
+    maintain_sqlite,
+    maintain_sqlite_sync,
+)
 from automata.threads._memory import MemoryStore
 from automata.threads._service import ThreadService
+from automata.threads._sqlite import SQLiteStore
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -49,13 +56,16 @@ __all__ = [
     "HostClosedError",
     "ItemNotFoundError",
     "LeaseLostError",
+    "MaintenanceReport",
     "MemoryStore",
     "PageBoundError",
     "QueuedInput",
     "RequestConflictError",
+    "SQLiteStore",
     "SchemaError",
     "StoreClosedError",
     "StoreError",
+    "StoreInUseError",
     "ThreadExistsError",
     "ThreadNotFoundError",
     "ThreadPage",
@@ -66,5 +76,7 @@ __all__ = [
     "ThreadsError",
     "ViewItem",
     "idempotency_key",
+    "maintain_sqlite",
+    "maintain_sqlite_sync",
     "turn_invocation_id",
 ]

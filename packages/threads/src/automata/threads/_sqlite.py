@@ -1,0 +1,512 @@
+"""The SQLite store: the embedded default, one file that several processes may share.
+
+How it works (what `docs/threads-storage.md` promises):
+
+- **One thread per store.** Every call runs on the store's own worker thread, which
+  owns the store's single `sqlite3` connection; calls are serialized there and the
+  event loop never blocks on SQLite. A call cancelled while it waits still runs to
+  its end (commit or rollback) on the worker, so a commit is never cut in half.
+- **Transactions.** Every write is one `BEGIN IMMEDIATE` transaction: it takes the
+  file's write lock before reading anything it decides on, so processes sharing the
+  file serialize their writes, and a fence (owner and generation, S5) is checked in
+  the transaction that writes. A writer waits for the lock up to `busy_timeout`.
+- **Clock.** `now` is this machine's wall clock (`time.time()`), read inside the write
+  transaction; processes sharing a file share a machine, hence a clock.
+- **File.** WAL journal mode; `auto_vacuum = INCREMENTAL` (set before the first table
+  is created); the schema is recognised by `PRAGMA application_id` and versioned by
+  `PRAGMA user_version` (see `_sqlite_schema`).
+- **Open lock.** An open store holds a shared `flock` on the sidecar file
+  `<path>.lock`; `maintain_sqlite` takes it exclusively, so it never runs while a
+  store has the file open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from automata.threads import _sqlite_schema as schema
+from automata.threads._errors import (
+    LeaseLostError,
+    RequestConflictError,
+    StoreClosedError,
+    StoreError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+)
+from automata.threads._memory import check_limit
+from automata.threads.store import (
+    Commit,
+    Lease,
+    NewRecord,
+    ProgressCallback,
+    Record,
+    RequestClaim,
+    ThreadRow,
+    ThreadStore,
+)
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "SQLiteStore", "lock_path"]
+
+DEFAULT_BUSY_TIMEOUT = 5.0
+"""Seconds a write waits for another process's write lock before failing."""
+
+_T = TypeVar("_T")
+_ROW = (
+    "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary, "
+    "owner, generation, expires_at"
+)
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar file an open store holds a shared lock on."""
+    return path.with_name(path.name + ".lock")
+
+
+def _row(values: tuple[object, ...]) -> ThreadRow:
+    thread_id, parent_id, ordinal, created, updated, last_seq, active, summary = values[:8]
+    return ThreadRow(
+        str(thread_id),
+        None if parent_id is None else str(parent_id),
+        int(ordinal),  # type: ignore[call-overload]
+        float(created),  # type: ignore[arg-type]
+        float(updated),  # type: ignore[arg-type]
+        int(last_seq),  # type: ignore[call-overload]
+        bool(active),
+        str(summary),
+    )
+
+
+def resolve(path: str | os.PathLike[str]) -> Path:
+    """The absolute database path; its directory must exist."""
+    resolved = Path(path).expanduser().absolute()
+    if not resolved.parent.is_dir():
+        raise StoreError(
+            f"cannot open a threads store at {resolved}: directory {resolved.parent} "
+            "does not exist (create it first)"
+        )
+    if resolved.is_dir():
+        raise StoreError(f"cannot open a threads store at {resolved}: it is a directory")
+    return resolved
+
+
+class SQLiteStore(ThreadStore):
+    """A `ThreadStore` in one SQLite file at `path` (its directory must exist; the file
+    is created on first `open`). Several processes may open the same file; writes
+    serialize on SQLite's lock, waiting up to `busy_timeout` seconds for it.
+
+    Use from one event loop. The clock is the machine's wall clock."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+    ) -> None:
+        if busy_timeout < 0:
+            raise ValueError(f"busy_timeout must be >= 0 seconds, got {busy_timeout!r}")
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self._executor: ThreadPoolExecutor | None = None
+        self._connection: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None
+        self._open = False
+
+    # -- running on the worker ------------------------------------------------------
+
+    async def _run(self, call: Callable[[], _T]) -> _T:
+        if not self._open or self._executor is None:
+            raise StoreClosedError(f"the SQLite store at {self.path} is not open")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        except sqlite3.Error as error:
+            raise StoreError(f"the SQLite store at {self.path} failed: {error}") from error
+
+    def _db(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise StoreClosedError(f"the SQLite store at {self.path} is not open")
+        return self._connection
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled
+        back (nothing kept) when it raises."""
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: a consistent snapshot for several statements."""
+        db = self._db()
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    async def open(self, progress: ProgressCallback | None = None) -> None:
+        if self._open:
+            raise StoreError(f"the SQLite store at {self.path} is already open")
+        path = resolve(self.path)
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="automata-sqlite")
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(executor, self._open_sync, path, progress)
+        except BaseException as error:
+            await loop.run_in_executor(executor, self._close_sync)
+            executor.shutdown(wait=False)
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(f"cannot open the threads store at {path}: {error}") from error
+            raise
+        self._executor = executor
+        self._open = True
+
+    def _open_sync(self, path: Path, progress: ProgressCallback | None) -> None:
+        self._lock_fd = _take_shared_lock(path, self.busy_timeout)
+        schema.check_header(path)
+        db = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
+        self._connection = db
+        db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        state = schema.inspect(db, path)
+        if state.fresh:
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if not state.fresh and state.version < schema.SCHEMA_VERSION and progress is not None:
+            progress("migrating")
+        schema.migrate(db, path)
+        if progress is not None:
+            progress("verifying")
+        schema.verify(db, path)
+
+    async def close(self) -> None:
+        executor = self._executor
+        if executor is None:
+            return
+        self._open = False
+        self._executor = None
+        await asyncio.get_running_loop().run_in_executor(executor, self._close_sync)
+        executor.shutdown(wait=False)
+
+    def _close_sync(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    async def now(self) -> float:
+        return time.time()
+
+    # -- request keys ---------------------------------------------------------------
+
+    @staticmethod
+    def _duplicate(db: sqlite3.Connection, request: RequestClaim | None) -> Commit | None:
+        if request is None:
+            return None
+        found = db.execute(
+            "SELECT fingerprint, outcome FROM requests WHERE key = ?", (request.key,)
+        ).fetchone()
+        if found is None:
+            return None
+        if found[0] != request.fingerprint:
+            raise RequestConflictError(request.key)
+        return Commit(0, 0, duplicate=True, outcome=str(found[1]))
+
+    @staticmethod
+    def _remember(db: sqlite3.Connection, request: RequestClaim | None, at: float) -> None:
+        if request is not None:
+            db.execute(
+                "INSERT INTO requests (key, fingerprint, outcome, at) VALUES (?, ?, ?, ?)",
+                (request.key, request.fingerprint, request.outcome, at),
+            )
+
+    @staticmethod
+    def _add(
+        db: sqlite3.Connection,
+        thread_id: str,
+        last_seq: int,
+        records: Sequence[NewRecord],
+        at: float,
+    ) -> Commit:
+        if not records:
+            return Commit(0, 0)
+        db.executemany(
+            "INSERT INTO records (thread_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+            [
+                (thread_id, last_seq + 1 + offset, new.kind, new.data, at)
+                for offset, new in enumerate(records)
+            ],
+        )
+        return Commit(last_seq + 1, last_seq + len(records))
+
+    # -- writes ---------------------------------------------------------------------
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        records: Sequence[NewRecord],
+        *,
+        parent_id: str | None = None,
+        summary: str = "",
+        active: bool = False,
+        request: RequestClaim | None = None,
+    ) -> Commit:
+        records = tuple(records)
+
+        def create() -> Commit:
+            with self._write() as db:
+                duplicate = self._duplicate(db, request)
+                if duplicate is not None:
+                    return duplicate
+                exists = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
+                if exists.fetchone() is not None:
+                    raise ThreadExistsError(thread_id)
+                if parent_id is not None:
+                    found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (parent_id,))
+                    if found.fetchone() is None:
+                        raise ThreadNotFoundError(parent_id)
+                at = time.time()
+                db.execute(
+                    "INSERT INTO threads (thread_id, parent_id, created_at, updated_at, "
+                    "last_seq, active, summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (thread_id, parent_id, at, at, len(records), int(active), summary),
+                )
+                commit = self._add(db, thread_id, 0, records, at)
+                self._remember(db, request, at)
+                return commit
+
+        return await self._run(create)
+
+    async def append(
+        self,
+        thread_id: str,
+        records: Sequence[NewRecord],
+        *,
+        fence: Lease | None = None,
+        request: RequestClaim | None = None,
+        active: bool | None = None,
+        summary: str | None = None,
+        revoke_lease: bool = False,
+    ) -> Commit:
+        records = tuple(records)
+
+        def append() -> Commit:
+            with self._write() as db:
+                duplicate = self._duplicate(db, request)
+                if duplicate is not None:
+                    return duplicate
+                found = db.execute(
+                    "SELECT last_seq, owner, generation FROM threads WHERE thread_id = ?",
+                    (thread_id,),
+                ).fetchone()
+                if found is None:
+                    raise ThreadNotFoundError(thread_id)
+                last_seq, owner, generation = int(found[0]), found[1], int(found[2])
+                if fence is not None and (owner != fence.owner or generation != fence.generation):
+                    raise LeaseLostError(thread_id, fence.owner, fence.generation)
+                at = time.time()
+                commit = self._add(db, thread_id, last_seq, records, at)
+                if revoke_lease and owner is not None:
+                    owner, generation = None, generation + 1
+                db.execute(
+                    "UPDATE threads SET last_seq = ?, updated_at = ?, "
+                    "active = coalesce(?, active), summary = coalesce(?, summary), "
+                    "owner = ?, generation = ?, "
+                    "expires_at = CASE WHEN ? IS NULL THEN 0 ELSE expires_at END "
+                    "WHERE thread_id = ?",
+                    (
+                        last_seq + len(records),
+                        at,
+                        None if active is None else int(active),
+                        summary,
+                        owner,
+                        generation,
+                        owner,
+                        thread_id,
+                    ),
+                )
+                self._remember(db, request, at)
+                return commit
+
+        return await self._run(append)
+
+    async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
+        def delete() -> Commit:
+            with self._write() as db:
+                duplicate = self._duplicate(db, request)
+                if duplicate is not None:
+                    return duplicate
+                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
+                if found.fetchone() is None:
+                    raise ThreadNotFoundError(thread_id)
+                doomed = [
+                    str(row[0])
+                    for row in db.execute(
+                        "WITH RECURSIVE doomed(id) AS (SELECT ? UNION "
+                        "SELECT threads.thread_id FROM threads JOIN doomed "
+                        "ON threads.parent_id = doomed.id) SELECT id FROM doomed",
+                        (thread_id,),
+                    )
+                ]
+                db.executemany("DELETE FROM records WHERE thread_id = ?", [(t,) for t in doomed])
+                db.executemany("DELETE FROM threads WHERE thread_id = ?", [(t,) for t in doomed])
+                self._remember(db, request, time.time())
+                return Commit(0, 0)
+
+        return await self._run(delete)
+
+    # -- leases ---------------------------------------------------------------------
+
+    async def claim(self, thread_id: str, owner: str, ttl: float) -> Lease | None:
+        def claim() -> Lease | None:
+            with self._write() as db:
+                found = db.execute(
+                    "SELECT owner, generation, expires_at FROM threads WHERE thread_id = ?",
+                    (thread_id,),
+                ).fetchone()
+                if found is None:
+                    raise ThreadNotFoundError(thread_id)
+                holder, generation, expires_at = found[0], int(found[1]), float(found[2])
+                now = time.time()
+                held = holder is not None and expires_at > now
+                if held and holder != owner:
+                    return None
+                if not held or holder != owner:
+                    generation += 1
+                db.execute(
+                    "UPDATE threads SET owner = ?, generation = ?, expires_at = ? "
+                    "WHERE thread_id = ?",
+                    (owner, generation, now + ttl, thread_id),
+                )
+                return Lease(thread_id, owner, generation, now + ttl)
+
+        return await self._run(claim)
+
+    async def renew(self, lease: Lease, ttl: float) -> Lease:
+        def renew() -> Lease:
+            with self._write() as db:
+                expires_at = time.time() + ttl
+                changed = db.execute(
+                    "UPDATE threads SET expires_at = ? "
+                    "WHERE thread_id = ? AND owner = ? AND generation = ?",
+                    (expires_at, lease.thread_id, lease.owner, lease.generation),
+                ).rowcount
+                if changed != 1:
+                    raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
+                return Lease(lease.thread_id, lease.owner, lease.generation, expires_at)
+
+        return await self._run(renew)
+
+    async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
+        def release() -> bool:
+            with self._write() as db:
+                found = db.execute(
+                    "SELECT last_seq FROM threads "
+                    "WHERE thread_id = ? AND owner = ? AND generation = ?",
+                    (lease.thread_id, lease.owner, lease.generation),
+                ).fetchone()
+                if found is None:
+                    return True
+                if if_last_seq is not None and int(found[0]) != if_last_seq:
+                    return False
+                db.execute(
+                    "UPDATE threads SET owner = NULL, expires_at = 0 WHERE thread_id = ?",
+                    (lease.thread_id,),
+                )
+                return True
+
+        return await self._run(release)
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def read(self, thread_id: str, *, after: int = 0, limit: int = 1000) -> list[Record]:
+        check_limit(limit, self.max_page)
+
+        def read() -> list[Record]:
+            with self._read() as db:
+                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
+                if found.fetchone() is None:
+                    raise ThreadNotFoundError(thread_id)
+                rows = db.execute(
+                    "SELECT seq, kind, data, at FROM records WHERE thread_id = ? AND seq > ? "
+                    "ORDER BY seq LIMIT ?",
+                    (thread_id, after, limit),
+                ).fetchall()
+            return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows]
+
+        return await self._run(read)
+
+    async def thread(self, thread_id: str) -> ThreadRow | None:
+        def thread() -> ThreadRow | None:
+            found = self._db().execute(
+                f"SELECT {_ROW} FROM threads WHERE thread_id = ?", (thread_id,)
+            )
+            values = found.fetchone()
+            return None if values is None else _row(values)
+
+        return await self._run(thread)
+
+    async def list_threads(
+        self,
+        *,
+        parent_id: str | None = None,
+        before: int | None = None,
+        limit: int = 100,
+    ) -> list[ThreadRow]:
+        check_limit(limit, self.max_page)
+
+        def list_threads() -> list[ThreadRow]:
+            rows = self._db().execute(
+                f"SELECT {_ROW} FROM threads WHERE parent_id IS ? AND ordinal < ? "
+                "ORDER BY ordinal DESC LIMIT ?",
+                (parent_id, 2**63 - 1 if before is None else before, limit),
+            )
+            return [_row(values) for values in rows.fetchall()]
+
+        return await self._run(list_threads)
+
+    async def claimable(self, *, limit: int = 100) -> list[str]:
+        check_limit(limit, self.max_page)
+
+        def claimable() -> list[str]:
+            rows = self._db().execute(
+                "SELECT thread_id FROM threads WHERE active = 1 "
+                "AND (owner IS NULL OR expires_at <= ?) ORDER BY ordinal LIMIT ?",
+                (time.time(), limit),
+            )
+            return [str(row[0]) for row in rows.fetchall()]
+
+        return await self._run(claimable)
+
+
+def _take_shared_lock(path: Path, timeout: float) -> int:
+    """Hold a shared lock on `path`'s sidecar for as long as the store is open, waiting
+    up to `timeout` seconds while maintenance holds it exclusively."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise StoreError(
+                    f"cannot open the threads store at {path}: maintenance is running on it"
+                ) from None
+            time.sleep(0.05)
