@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
+from pathlib import Path
 
 import pytest
 
-from automata.threads import Host, MemoryStore, ThreadService, ThreadView
+from automata.threads import Host, MemoryStore, SQLiteStore, ThreadService, ThreadView
 from automata.threads._agents import AgentFactory
+from automata.threads.store import ThreadStore
 
 
 class Clock:
@@ -28,23 +30,42 @@ def clock() -> Clock:
     return Clock()
 
 
+Backend = Callable[[], ThreadStore]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Backend:
+    """Makes store objects on one backing store: the same `MemoryStore` each time (its
+    clock is `clock`), or a new `SQLiteStore` on the same file, as a second process
+    would have."""
+    if request.param == "memory":
+        shared = MemoryStore(clock=clock)
+        return lambda: shared
+    path = tmp_path / "threads.db"
+    return lambda: SQLiteStore(path)
+
+
 @pytest.fixture
-def store(clock: Clock) -> MemoryStore:
-    return MemoryStore(clock=clock)
+async def store(backend: Backend) -> AsyncIterator[ThreadStore]:
+    """An open store on the test's backing store, for looking at the journal."""
+    made = backend()
+    await made.open()
+    yield made
+    await made.close()
 
 
 OpenHost = Callable[..., Awaitable[Host]]
 
 
 @pytest.fixture
-async def open_host(store: MemoryStore) -> AsyncIterator[OpenHost]:
-    """Open hosts on the test's store (each a separate owner, as a second process
-    would be); every host still open at the end is shut down."""
+async def open_host(backend: Backend, store: ThreadStore) -> AsyncIterator[OpenHost]:
+    """Open hosts on the test's backing store (each a separate owner, as a second
+    process would be); every host still open at the end is shut down."""
     hosts: list[Host] = []
 
     async def make(**options: object) -> Host:
         options.setdefault("poll_interval", 0.05)
-        host = await Host.open(store, **options)  # type: ignore[arg-type]
+        host = await Host.open(backend(), **options)  # type: ignore[arg-type]
         hosts.append(host)
         return host
 

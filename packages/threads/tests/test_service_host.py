@@ -14,18 +14,18 @@ from automata.core.testing import FunctionProvider, ScriptedProvider
 from automata.threads import (
     Host,
     HostClosedError,
-    MemoryStore,
     StoreClosedError,
     ThreadsError,
     ThreadView,
 )
+from automata.threads.store import ThreadStore
 
 OpenHost = Callable[..., Awaitable[Host]]
 Settle = Callable[..., Awaitable[ThreadView]]
 
 
 async def test_shutdown_cancels_running_turns_and_closes_the_store(
-    open_host: OpenHost, store: MemoryStore
+    open_host: OpenHost, backend: Callable[[], ThreadStore]
 ) -> None:
     """T17: after shutdown every call raises HostClosedError; the store is closed; the
     interrupted turn is left for another host (its lease released)."""
@@ -65,9 +65,11 @@ async def test_shutdown_cancels_running_turns_and_closes_the_store(
         host.thread_service(lambda r: Agent(FunctionProvider(hang)))
     await host.shutdown()  # harmless
     with pytest.raises(StoreClosedError):
-        await store.thread(thread.thread_id)
-    await store.open()
-    assert await store.claimable() == [thread.thread_id]
+        await host.store.thread(thread.thread_id)
+    reopened = backend()
+    await reopened.open()
+    assert await reopened.claimable() == [thread.thread_id]
+    await reopened.close()
 
 
 async def test_a_host_resumes_what_it_finds_at_open(open_host: OpenHost, settle: Settle) -> None:

@@ -19,7 +19,7 @@ from automata.core.testing import (
     tool_call,
     tool_calls,
 )
-from automata.threads import Host, ThreadService, ThreadView, idempotency_key
+from automata.threads import Host, MemoryStore, ThreadService, ThreadView, idempotency_key
 from automata.threads.store import ThreadStore
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
@@ -138,6 +138,8 @@ async def test_after_lease_expiry_another_host_takes_over_and_late_writes_are_re
 ) -> None:
     """T2: a host whose lease expired and was taken over stops with LeaseLostError;
     what its run produces afterwards never reaches the journal."""
+    if not isinstance(store, MemoryStore):
+        pytest.skip("expires the lease by moving the store's clock (crash tests do it for real)")
     release = asyncio.Event()
     started = asyncio.Event()
     runs: list[str] = []
