@@ -7,7 +7,7 @@ has the same id and ordinal live and after a reload, in any process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from automata.core import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
@@ -78,6 +78,12 @@ class ThreadView:
     version: int
     current_turn: str | None
     error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
+        data = asdict(self)
+        data["usage"] = self.usage.model_dump(mode="json")
+        return data
 
 
 @dataclass(frozen=True, slots=True)
