@@ -28,6 +28,7 @@ from automata.threads._errors import (
     ThreadStateError,
 )
 from automata.threads._host import Host
+from automata.threads._interactions import ApprovalGate, ask_user_tool, require_approval
 from automata.threads._maintenance import (
     MaintenanceReport,
     StoreInUseError,
@@ -50,6 +51,7 @@ from automata.threads._view import (
 __all__ = [
     "AgentFactory",
     "AgentRequest",
+    "ApprovalGate",
     "HistoryEntry",
     "HistoryPage",
     "Host",
@@ -75,8 +77,10 @@ __all__ = [
     "ThreadView",
     "ThreadsError",
     "ViewItem",
+    "ask_user_tool",
     "idempotency_key",
     "maintain_sqlite",
     "maintain_sqlite_sync",
+    "require_approval",
     "turn_invocation_id",
 ]

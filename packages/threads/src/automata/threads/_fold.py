@@ -13,9 +13,11 @@ from typing import Any, Literal
 from automata.core import Message, ToolResultBlock, ToolUseBlock, Usage
 from automata.threads._records import Decoded, message_from, turn_id_of, usage_from
 
-__all__ = ["CallState", "Entry", "ThreadFold", "TurnState"]
+__all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState"]
 
-TurnPhase = Literal["queued", "running", "done", "failed", "cancelled", "effect_outcome_unknown"]
+TurnPhase = Literal[
+    "queued", "running", "waiting", "done", "failed", "cancelled", "effect_outcome_unknown"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +48,14 @@ class TurnState:
 
     @property
     def finished(self) -> bool:
-        return self.phase not in ("queued", "running")
+        return self.phase not in ("queued", "running", "waiting")
 
 
 @dataclass
 class CallState:
     """One tool call: asked for at `seq` (block `block`), maybe dispatched, maybe
-    answered."""
+    answered. Results and dispatches name a call by id and go to the latest call with
+    that id (the open one)."""
 
     call: ToolUseBlock
     turn_id: str | None
@@ -60,6 +63,24 @@ class CallState:
     block: int
     dispatched: bool = False
     result: ToolResultBlock | None = None
+
+
+@dataclass
+class InteractionState:
+    """A question to a person that parks a turn: an approval of a tool call, or an
+    `ask_user` question. `answer` is what the journal holds (`[redacted]` for a secret
+    answer); `approved` is set for an approval."""
+
+    interaction_id: str
+    seq: int
+    turn_id: str
+    kind: str
+    call: CallState
+    question: str
+    secret: bool
+    answered: bool = False
+    approved: bool | None = None
+    answer: str | None = None
 
 
 class ThreadFold:
@@ -73,8 +94,10 @@ class ThreadFold:
         self.entries: list[Entry] = []
         self.turns: dict[str, TurnState] = {}
         self.calls: dict[str, CallState] = {}
+        self.positions: dict[tuple[int, int], CallState] = {}
         self.usage = Usage()
         self.retry_keys: set[str] = set()
+        self.interactions: dict[str, InteractionState] = {}
 
     # -- folding -------------------------------------------------------------------
 
@@ -133,6 +156,29 @@ class ThreadFold:
             turn = self._turn(data)
             turn.phase = data["status"]
             turn.error = data.get("error")
+        elif kind == "interaction":
+            turn = self._turn(data)
+            found = InteractionState(
+                f"interaction-{record.seq}",
+                record.seq,
+                turn.turn_id,
+                str(data["kind"]),
+                self.calls[str(data["call"])],
+                str(data.get("question") or ""),
+                bool(data.get("secret")),
+            )
+            self.interactions[found.interaction_id] = found
+            turn.phase = "waiting"
+        elif kind == "answer":
+            found = self.interactions[str(data["id"])]
+            if found.answered:
+                return  # the first answer stands
+            found.answered = True
+            found.approved = data.get("approved")
+            found.answer = data.get("answer")
+            turn = self.turns[found.turn_id]
+            if turn.phase == "waiting" and not self.pending_interactions(turn.turn_id):
+                turn.phase = "running"
         elif kind == "retry":
             self.retry_keys.add(str(data.get("request_key") or ""))
             turn = self._turn(data)
@@ -151,13 +197,31 @@ class ThreadFold:
         self.entries.append(Entry(seq, turn_id, message))
         for index, block in enumerate(message.content):
             if isinstance(block, ToolUseBlock) and message.role == "assistant":
-                self.calls[block.id] = CallState(block, turn_id, seq, index)
+                state = CallState(block, turn_id, seq, index)
+                self.calls[block.id] = self.positions[(seq, index)] = state
             elif isinstance(block, ToolResultBlock):
                 call = self.calls.get(block.tool_use_id)
                 if call is not None:
                     call.result = block
 
     # -- reading -------------------------------------------------------------------
+
+    def pending_interactions(self, turn_id: str | None = None) -> list[InteractionState]:
+        """Unanswered interactions of turns still going (of `turn_id` when given)."""
+        return [
+            found
+            for found in self.interactions.values()
+            if not found.answered
+            and (turn_id is None or found.turn_id == turn_id)
+            and not self.turns[found.turn_id].finished
+        ]
+
+    def interaction_for(self, call: CallState) -> InteractionState | None:
+        """The interaction that gates `call`, if one does."""
+        for found in self.interactions.values():
+            if found.call is call:
+                return found
+        return None
 
     @property
     def transcript(self) -> list[Message]:
@@ -199,9 +263,11 @@ class ThreadFold:
 
     @property
     def status(self) -> str:
-        """`running` while a turn runs or waits to run, else how the last turn ended
-        (`idle` for a thread that never ran one)."""
-        if self.current is not None:
-            return "running"
+        """`running` while a turn runs or waits to run, `waiting` while it waits for a
+        person's answer, else how the last turn ended (`idle` for a thread that never
+        ran one)."""
+        current = self.current
+        if current is not None:
+            return "waiting" if current.phase == "waiting" else "running"
         last = self.last_turn
         return "idle" if last is None else last.phase

@@ -60,6 +60,7 @@ class Host:
         self._runners: dict[str, asyncio.Task[None]] = {}
         self._wakes: dict[str, int] = {}
         self._supplemental: dict[tuple[str, str], str] = {}
+        self._secrets: dict[tuple[str, str], str] = {}
         self._changes: dict[str, int] = {}
         self._changed = asyncio.Event()
         self._list_version = 0
@@ -159,6 +160,7 @@ class Host:
             load=self.load,
             notify=self.notify,
             supplemental=lambda key: self._supplemental.get((thread_id, key)),
+            secret=lambda key: self._secrets.pop((thread_id, key), None),
             woken=lambda: self._wakes.get(thread_id, 0),
         )
         task = asyncio.create_task(runner.run(), name=f"automata-thread-{thread_id}")
@@ -182,6 +184,11 @@ class Host:
         """Keep a send's supplemental context in memory (never in the store) for the
         runner of its turn, here."""
         self._supplemental[(thread_id, request_key)] = text
+
+    def remember_secret(self, thread_id: str, interaction_id: str, answer: str) -> None:
+        """Keep a secret answer in memory (never in the store) until the runner of its
+        turn, here, hands it to the model once."""
+        self._secrets[(thread_id, interaction_id)] = answer
 
     async def _recover_forever(self) -> None:
         while True:

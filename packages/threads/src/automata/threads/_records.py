@@ -23,6 +23,11 @@ Kinds (data fields besides `v`):
 - `results`: `turn`, `message` (the tool message answering the last step's calls).
 - `turn_ended`: `turn`, `status` (`done`, `failed`, `cancelled`,
   `effect_outcome_unknown`), `error` (text, or null).
+- `interaction`: `turn`, `kind` (`approval` or `question`), `call` (the call it
+  gates or answers), `question`, `secret`: the turn waits for a person. Its id is
+  `interaction-<seq>`.
+- `answer`: `id` (the interaction's), `approved` (for an approval), `reason`, `answer`
+  (a question's answer; `[redacted]` for a secret one).
 - `retry`: `turn`, `request_key`: the failed turn runs again from where its
   transcript stands.
 """
@@ -64,7 +69,7 @@ class Decoded:
     at: float
 
 
-def encode(kind: str, **fields: Any) -> NewRecord:
+def encode(kind: str, /, **fields: Any) -> NewRecord:
     """A record of `kind` with `fields`, as canonical JSON (sorted keys, no NaN)."""
     try:
         text = json.dumps(

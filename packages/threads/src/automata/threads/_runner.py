@@ -24,7 +24,16 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from automata.core import Agent, Message, ModelStep, RunError, ToolStep
+from automata.core import (
+    Agent,
+    Message,
+    ModelStep,
+    RunError,
+    TextBlock,
+    ToolResultBlock,
+    ToolStep,
+    ToolUseBlock,
+)
 from automata.threads._agents import (
     AgentFactory,
     AgentRequest,
@@ -35,6 +44,7 @@ from automata.threads._agents import (
 )
 from automata.threads._errors import LeaseLostError, ThreadNotFoundError
 from automata.threads._fold import ThreadFold, TurnState
+from automata.threads._interactions import asks_for
 from automata.threads._records import encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
@@ -67,6 +77,7 @@ class ThreadRunner:
         load: Loader,
         notify: Callable[[str], None],
         supplemental: Callable[[str], str | None],
+        secret: Callable[[str], str | None],
         woken: Callable[[], int],
     ) -> None:
         self.store = store
@@ -77,6 +88,7 @@ class ThreadRunner:
         self.load = load
         self.notify = notify
         self.supplemental = supplemental
+        self.secret = secret
         self.woken = woken
         self.lease: Lease | None = None
         self.lost: LeaseLostError | None = None
@@ -99,7 +111,7 @@ class ThreadRunner:
                 wake = self.woken()
                 fold = await self.load(self.thread_id)
                 turn = fold.current
-                if turn is not None:
+                if turn is not None and turn.phase != "waiting":
                     await self._run_turn(fold, turn)
                     continue
                 if await self.store.release(self.lease, if_last_seq=fold.last_seq):
@@ -210,21 +222,23 @@ class ThreadRunner:
                     ],
                     active=True,
                 )
-            if not await self._settle(fold, turn, agent, invocation_id):
+            settled = await self._settle(fold, turn, agent, invocation_id)
+            if settled is None:
                 return
-            fold = await self.load(self.thread_id)
-            transcript = fold.transcript
+            transcript = settled
             task = None
         await self._drive(fold, turn, agent, transcript, task, invocation_id)
 
     async def _settle(
         self, fold: ThreadFold, turn: TurnState, agent: Agent[Any], invocation_id: str
-    ) -> bool:
-        """Give the calls a stopped run left open an outcome: run idempotent ones
-        again, or end the turn `effect_outcome_unknown`. True when the turn goes on."""
+    ) -> list[Message] | None:
+        """Give the calls a stopped or parked run left open an outcome: run idempotent
+        and approved ones, answer questions, deny what was denied, or end the turn
+        `effect_outcome_unknown`. The transcript to go on with, or None when the turn
+        ended."""
         open_calls = fold.open_calls()
         if not open_calls:
-            return True
+            return fold.transcript
         calls = [state.call for state in open_calls]
         unsafe = [
             state.call
@@ -244,11 +258,35 @@ class ThreadRunner:
                 f"the run stopped while {names} ran; the outcome is unknown and the "
                 "call was not replayed",
             )
-            return False
-        await self._append([encode("dispatched", turn=turn.turn_id, call=c.id) for c in calls])
-        results = await rerun_calls(agent, calls, invocation_id)
-        await self._append([encode("results", turn=turn.turn_id, message=message_data(results))])
-        return True
+            return None
+        journaled: dict[str, ToolResultBlock] = {}
+        live: dict[str, ToolResultBlock] = {}
+        to_run: list[ToolUseBlock] = []
+        for state in open_calls:
+            asked = fold.interaction_for(state)
+            call = state.call
+            if state.dispatched or asked is None or (asked.kind == "approval" and asked.approved):
+                to_run.append(call)
+            elif asked.kind == "approval":
+                journaled[call.id] = live[call.id] = _result(call, asked.answer or "denied", True)
+            else:
+                answer = asked.answer or ""
+                journaled[call.id] = _result(call, answer, False)
+                spoken = self.secret(asked.interaction_id) if asked.secret else None
+                live[call.id] = _result(call, answer if spoken is None else spoken, False)
+        if to_run:
+            await self._append(
+                [encode("dispatched", turn=turn.turn_id, call=call.id) for call in to_run]
+            )
+            ran = await rerun_calls(agent, to_run, invocation_id)
+            for block in ran.content:
+                if isinstance(block, ToolResultBlock):
+                    journaled[block.tool_use_id] = live[block.tool_use_id] = block
+        stored = Message(role="tool", content=tuple(journaled[call.id] for call in calls))
+        await self._append([encode("results", turn=turn.turn_id, message=message_data(stored))])
+        transcript = fold.transcript
+        transcript.append(Message(role="tool", content=tuple(live[call.id] for call in calls)))
+        return transcript
 
     async def _drive(
         self,
@@ -280,6 +318,21 @@ class ThreadRunner:
                                 stop_reason=step.stop_reason.value,
                             )
                         ]
+                        asks = asks_for(agent, step.tool_calls)
+                        if asks:  # park: the calls wait for a person's answer
+                            records += [
+                                encode(
+                                    "interaction",
+                                    turn=turn_id,
+                                    kind=ask.kind,
+                                    call=ask.call.id,
+                                    question=ask.question,
+                                    secret=ask.secret,
+                                )
+                                for ask in asks
+                            ]
+                            await self._append(records, active=False)
+                            return
                         records += [
                             encode("dispatched", turn=turn_id, call=call.id)
                             for call in step.tool_calls
@@ -309,3 +362,7 @@ class ThreadRunner:
             return
         fold = await self.load(self.thread_id)
         await self._end(fold, turn, "done", None)
+
+
+def _result(call: ToolUseBlock, text: str, is_error: bool) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=is_error)

@@ -25,6 +25,7 @@ from automata.threads._errors import (
     ThreadStateError,
 )
 from automata.threads._fold import ThreadFold
+from automata.threads._interactions import REDACTED
 from automata.threads._records import encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._view import (
@@ -359,13 +360,69 @@ class ThreadService:
         if turn is None:
             raise ItemNotFoundError(f"thread {thread_id!r} has no input {turn_id!r}")
         records: list[NewRecord] = []
-        if turn.started and turn.phase == "running":
+        if turn.started and not turn.finished:
             raise ThreadStateError(f"input {turn_id!r} has started; use cancel() to stop it")
         if turn.phase == "queued":
             records.append(encode("input_cancelled", turn=turn_id))
         commit = await self._store.append(thread_id, records, request=claim)
         if not commit.duplicate:
             self._host.notify(thread_id)
+        return await self._view(thread_id)
+
+    async def respond(
+        self,
+        thread_id: str,
+        interaction_id: str,
+        answer: bool | str,
+        *,
+        request_key: str,
+        reason: str = "",
+    ) -> ThreadView:
+        """Answer a pending interaction (an `interaction` item's `interaction_id`): an
+        approval takes True or False (with an optional `reason` the model sees), a
+        question takes the answer's text. The answer is committed, then a runner
+        resumes the turn, in this process or any other. Answering an interaction that
+        is answered already (or whose turn ended) changes nothing. Raises
+        `ItemNotFoundError` for an unknown interaction, `InvalidArgumentError` for an
+        answer of the wrong kind."""
+        self._host.admit()
+        fold = await self._host.load(thread_id)
+        asked = fold.interactions.get(interaction_id)
+        if asked is None:
+            raise ItemNotFoundError(f"thread {thread_id!r} has no interaction {interaction_id!r}")
+        approval = asked.kind == "approval"
+        if approval and not isinstance(answer, bool):
+            raise InvalidArgumentError("an approval is answered with True or False")
+        if not approval and not isinstance(answer, str):
+            raise InvalidArgumentError("a question is answered with text")
+        if approval:
+            stored = "approved" if answer else f"denied: {reason or 'denied'}"
+            given: object = stored
+        else:
+            stored = REDACTED if asked.secret else str(answer)
+            given = "<secret>" if asked.secret else stored
+        claim = _claim(
+            "respond", request_key, thread_id=thread_id, interaction=interaction_id, answer=given
+        )
+        records: list[NewRecord] = []
+        open_turn = not fold.turns[asked.turn_id].finished
+        if not asked.answered and open_turn:
+            records.append(
+                encode(
+                    "answer",
+                    id=interaction_id,
+                    approved=answer if approval else None,
+                    answer=stored,
+                )
+            )
+            if asked.secret and isinstance(answer, str):
+                self._host.remember_secret(thread_id, interaction_id, answer)
+        commit = await self._store.append(
+            thread_id, records, request=claim, active=True if records else None
+        )
+        if not commit.duplicate and records:
+            self._host.notify(thread_id)
+            self._host.kick(thread_id)
         return await self._view(thread_id)
 
     async def retry(self, thread_id: str, *, request_key: str) -> ThreadView:

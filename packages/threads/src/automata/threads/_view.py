@@ -17,17 +17,17 @@ __all__ = [
     "HistoryEntry",
     "HistoryPage",
     "ItemKind",
+    "ItemStatus",
     "QueuedInput",
     "ThreadPage",
     "ThreadSummary",
     "ThreadView",
-    "ToolStatus",
     "ViewItem",
     "build_view",
 ]
 
-ItemKind = Literal["user", "thinking", "assistant", "tool_call"]
-ToolStatus = Literal["pending", "running", "done", "error"]
+ItemKind = Literal["user", "thinking", "assistant", "tool_call", "interaction"]
+ItemStatus = Literal["pending", "running", "done", "error", "answered", "closed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,11 @@ class ViewItem:
     `text` is the user's or the model's text (or thinking); a `tool_call` item has
     `tool_name`, `tool_input`, `call_id`, `status` (`pending`: asked for, not yet
     dispatched; `running`: dispatched, no outcome yet; `done` or `error`) and, once it
-    has one, `result` (the result's text)."""
+    has one, `result` (the result's text). An `interaction` item (right after the call
+    it gates or answers) asks a person: `interaction_id` is what `respond` takes,
+    `interaction_kind` is `approval` or `question`, `text` the question, `status`
+    `pending`, `answered` or `closed` (its turn ended unanswered), `result` the answer
+    (`[redacted]` for a secret one)."""
 
     id: str
     ordinal: int
@@ -48,8 +52,10 @@ class ViewItem:
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
     call_id: str | None = None
-    status: ToolStatus | None = None
+    status: ItemStatus | None = None
     result: str | None = None
+    interaction_id: str | None = None
+    interaction_kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +70,8 @@ class QueuedInput:
 class ThreadView:
     """A thread as it stands at journal position `version` (its `last_seq`).
 
-    `status` is `running` while a turn runs or waits to run, else how the last turn
+    `status` is `running` while a turn runs or waits to run, `waiting` while it waits
+    for a person (see the `interaction` items), else how the last turn
     ended (`done`, `failed`, `cancelled`, `effect_outcome_unknown`) or `idle`. `error`
     is the last turn's error text. `usage` totals every committed model step."""
 
@@ -140,8 +147,8 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
         elif isinstance(block, TextBlock):
             items.append((key, {"kind": "assistant", "text": block.text}))
         elif isinstance(block, ToolUseBlock):
-            call = fold.calls.get(block.id)
-            status: ToolStatus = "pending"
+            call = fold.positions.get((entry.seq, index))
+            status: ItemStatus = "pending"
             result: str | None = None
             if call is not None and call.result is not None:
                 status = "error" if call.result.is_error else "done"
@@ -161,6 +168,26 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                     },
                 )
             )
+            asked = None if call is None else fold.interaction_for(call)
+            if asked is not None:
+                state: ItemStatus = "answered" if asked.answered else "pending"
+                if not asked.answered and fold.turns[asked.turn_id].finished:
+                    state = "closed"
+                items.append(
+                    (
+                        f"{asked.seq}.0",
+                        {
+                            "kind": "interaction",
+                            "text": asked.question,
+                            "tool_name": block.name,
+                            "call_id": block.id,
+                            "status": state,
+                            "result": asked.answer,
+                            "interaction_id": asked.interaction_id,
+                            "interaction_kind": asked.kind,
+                        },
+                    )
+                )
     return items
 
 
