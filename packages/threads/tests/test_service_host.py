@@ -27,7 +27,7 @@ Settle = Callable[..., Awaitable[ThreadView]]
 async def test_shutdown_cancels_running_turns_and_closes_the_store(
     open_host: OpenHost, backend: Callable[[], ThreadStore]
 ) -> None:
-    """T19: after shutdown every call raises HostClosedError; the store is closed; the
+    """T20: after shutdown every call raises HostClosedError; the store is closed; the
     interrupted turn is left for another host (its lease released)."""
     entered = asyncio.Event()
     cancelled = asyncio.Event()
@@ -107,7 +107,7 @@ async def test_owner_ids_differ_per_host_unless_given(open_host: OpenHost) -> No
 
 
 async def test_a_subscription_open_at_shutdown_ends(open_host: OpenHost) -> None:
-    """T19: subscribers are released, not left waiting."""
+    """T20: subscribers are released, not left waiting."""
     host = await open_host(poll_interval=10.0)
     service = host.thread_service(lambda r: Agent(ScriptedProvider([])))
     async with aclosing(service.subscribe_threads()) as pages:

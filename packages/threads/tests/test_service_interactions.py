@@ -48,7 +48,7 @@ class Payments:
 async def test_an_approved_call_runs_once_after_the_answer(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T17: the turn waits with the question in its view; the approved call runs."""
+    """T18: the turn waits with the question in its view; the approved call runs."""
     payments = Payments()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=5)), "paid"])
     service = await service_for(lambda r: payments.agent(provider))
@@ -76,7 +76,7 @@ async def test_an_approved_call_runs_once_after_the_answer(
 async def test_a_denied_call_never_runs_and_the_model_sees_why(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T17: a denial gives the call `denied: <reason>`, and the turn goes on."""
+    """T18: a denial gives the call `denied: <reason>`, and the turn goes on."""
     payments = Payments()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=500)), "ok"])
     service = await service_for(lambda r: payments.agent(provider))
@@ -96,7 +96,7 @@ async def test_a_denied_call_never_runs_and_the_model_sees_why(
 async def test_a_parked_turn_is_answered_and_resumed_by_another_host(
     open_host: OpenHost, settle: Settle
 ) -> None:
-    """T17: the wait survives a restart; responding twice is harmless."""
+    """T18: the wait survives a restart; responding twice is harmless."""
     payments = Payments()
     first = await open_host()
     script = [tool_calls(tool_call("c1", "charge", amount=7))]
@@ -125,7 +125,7 @@ async def test_a_parked_turn_is_answered_and_resumed_by_another_host(
 async def test_a_secret_answer_reaches_the_model_and_is_journaled_redacted(
     service_for: ServiceFor, settle: Settle, store: ThreadStore
 ) -> None:
-    """T18: `ask_user` parks the turn; a secret answer is the call's result for the
+    """T19: `ask_user` parks the turn; a secret answer is the call's result for the
     model and `[redacted]` everywhere it is kept."""
     question = tool_call("q1", "ask_user", question="Your PIN?", secret=True)
     provider = ScriptedProvider([tool_calls(question), "thanks"])
@@ -145,7 +145,7 @@ async def test_a_secret_answer_reaches_the_model_and_is_journaled_redacted(
 
 
 async def test_a_public_answer_is_the_calls_result(service_for: ServiceFor, settle: Settle) -> None:
-    """T18: the answer to a question that is not secret is kept as it is."""
+    """T19: the answer to a question that is not secret is kept as it is."""
     question = tool_call("q1", "ask_user", question="Which city?")
     provider = ScriptedProvider([tool_calls(question), "Paris it is"])
     service = await service_for(lambda r: Agent(provider, tools=[ask_user_tool()]))
@@ -161,7 +161,7 @@ async def test_a_public_answer_is_the_calls_result(service_for: ServiceFor, sett
 async def test_cancelling_a_waiting_turn_closes_its_question(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T17: cancel ends a parked turn; its question is closed, its call cancelled."""
+    """T18: cancel ends a parked turn; its question is closed, its call cancelled."""
     payments = Payments()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=5))])
     service = await service_for(lambda r: payments.agent(provider))
@@ -179,7 +179,7 @@ async def test_cancelling_a_waiting_turn_closes_its_question(
 
 
 async def test_outside_a_thread_service_a_gated_call_is_denied() -> None:
-    """T17: with no one to ask, the gate refuses the calls it covers."""
+    """T18: with no one to ask, the gate refuses the calls it covers."""
     payments = Payments()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=5)), "ok"])
     result = await payments.agent(provider).run("pay")

@@ -63,7 +63,7 @@ async def interrupted_mid_tool(open_host: OpenHost, charges: Charges, *, idempot
 
 
 async def test_a_non_idempotent_call_is_never_replayed(open_host: OpenHost, settle: Settle) -> None:
-    """T7: the turn ends effect_outcome_unknown; the call's result says the outcome
+    """T8: the turn ends effect_outcome_unknown; the call's result says the outcome
     is unknown; the tool ran once; the model is not called again."""
     charges = Charges()
     thread_id = await interrupted_mid_tool(open_host, charges, idempotent=False)
@@ -89,7 +89,7 @@ async def test_a_non_idempotent_call_is_never_replayed(open_host: OpenHost, sett
 async def test_an_idempotent_call_runs_again_with_the_same_key(
     open_host: OpenHost, settle: Settle
 ) -> None:
-    """T8: the call runs again with the same idempotency key, then the turn goes on."""
+    """T9: the call runs again with the same idempotency key, then the turn goes on."""
     charges = Charges()
     thread_id = await interrupted_mid_tool(open_host, charges, idempotent=True)
     second = await open_host()
@@ -104,7 +104,7 @@ async def test_an_idempotent_call_runs_again_with_the_same_key(
 async def test_a_turn_stopped_mid_provider_call_calls_the_provider_again(
     open_host: OpenHost, settle: Settle
 ) -> None:
-    """T9: model calls are at least once: the interrupted call is made again."""
+    """T10: model calls are at least once: the interrupted call is made again."""
     entered = asyncio.Event()
 
     async def hang(request: ModelRequest) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from automata.core import Agent, Message, ModelRequest, tool
+from automata.core import Agent, Approval, Message, ModelRequest, tool
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
 from automata.threads import AgentRequest, ItemNotFoundError, ThreadService, ThreadView
 from automata.threads.store import ThreadStore
@@ -138,7 +138,7 @@ async def test_cancel_of_an_idle_thread_commits_nothing_but_the_key(
 async def test_supplemental_context_reaches_the_model_but_not_the_journal(
     service_for: ServiceFor, settle: Settle, store: ThreadStore
 ) -> None:
-    """T12: supplemental context is in every request of its turn, never in a record."""
+    """T13: supplemental context is in every request of its turn, never in a record."""
     provider = ScriptedProvider(["noted"])
     service = await service_for(lambda request: Agent(provider))
     thread = await service.create(request_key="c")
@@ -153,7 +153,7 @@ async def test_supplemental_context_reaches_the_model_but_not_the_journal(
 async def test_a_call_to_a_tool_that_no_longer_exists_gets_an_error_result(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T11: the turn goes on; the model sees an ordinary error result."""
+    """T12: the turn goes on; the model sees an ordinary error result."""
     provider = ScriptedProvider([tool_calls(tool_call("c1", "gone")), "ok"])
     service = await service_for(lambda request: Agent(provider))
     thread = await service.create(request_key="c")
@@ -169,7 +169,7 @@ async def test_a_call_to_a_tool_that_no_longer_exists_gets_an_error_result(
 async def test_a_retry_with_another_agent_surface_fails_the_turn_clearly(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T10: a turn keeps the surface it started with; a factory that now gives another
+    """T11: a turn keeps the surface it started with; a factory that now gives another
     one fails the turn rather than running it on a different agent."""
     prompts = iter(["You are A.", "You are B."])
 
@@ -190,7 +190,7 @@ async def test_a_retry_with_another_agent_surface_fails_the_turn_clearly(
 async def test_each_turn_asks_the_factory_with_its_thread_and_turn(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T10: the factory chooses an agent per new turn."""
+    """T11: the factory chooses an agent per new turn."""
     asked: list[AgentRequest] = []
 
     def factory(request: AgentRequest) -> Agent[None]:
@@ -208,4 +208,45 @@ async def test_each_turn_asks_the_factory_with_its_thread_and_turn(
     assert all(request.thread_id == thread.thread_id for request in asked)
     assert [item.text for item in done.items if item.kind == "assistant"] == [
         f"for {turn}" for turn in turns
+    ]
+
+
+async def test_a_failed_run_is_journaled_whole_and_retry_goes_on_from_there(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T7: an aborted batch's results are journaled (every call has one); retry
+    continues the turn from them."""
+    aborts = iter([True, False])
+
+    def approver(call: object, context: object) -> Approval:
+        if next(aborts):
+            raise RuntimeError("approval service down")
+        return Approval.allow()
+
+    def lookup(key: str) -> str:
+        return key.upper()
+
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "lookup", key="a")), "after retry"])
+    agent = Agent(provider, tools=[tool(lookup)], approver=approver)
+    service = await service_for(lambda r: agent)
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "go", request_key="s")
+    failed = await settle(service, thread.thread_id)
+    assert failed.status == "failed"
+    assert failed.error is not None
+    assert "approval service down" in failed.error
+    call = next(item for item in failed.items if item.kind == "tool_call")
+    assert call.status == "error"
+    assert call.result is not None
+    assert call.result.startswith("aborted")
+    await service.retry(thread.thread_id, request_key="r")
+    done = await settle(service, thread.thread_id)
+    assert done.status == "done"
+    assert [item.text for item in done.items if item.kind == "assistant"] == ["after retry"]
+    history = await service.history(thread.thread_id)
+    assert [entry.message.role for entry in history.entries] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
     ]

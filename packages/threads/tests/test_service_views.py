@@ -60,7 +60,7 @@ def weather_script() -> list[ModelResponse]:
 async def test_a_view_is_the_same_live_and_after_a_reload(
     open_host: OpenHost, settle: Settle
 ) -> None:
-    """T13: items keep their ids and ordinals when another host reads the journal;
+    """T14: items keep their ids and ordinals when another host reads the journal;
     tool calls show their results; usage is totalled per thread."""
     first = await open_host()
     provider = ScriptedProvider(weather_script())
@@ -91,7 +91,7 @@ async def test_a_view_is_the_same_live_and_after_a_reload(
 async def test_item_ids_do_not_change_as_a_turn_grows(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T13: a running call's item keeps its id and ordinal when its result arrives."""
+    """T14: a running call's item keeps its id and ordinal when its result arrives."""
     started = asyncio.Event()
     release = asyncio.Event()
 
@@ -117,7 +117,7 @@ async def test_item_ids_do_not_change_as_a_turn_grows(
 
 
 async def test_history_pages_are_bounded(service_for: ServiceFor) -> None:
-    """T14: pages within bounds, an error past them, never a silently short page."""
+    """T15: pages within bounds, an error past them, never a silently short page."""
     service = await service_for(lambda r: Agent(ScriptedProvider([])))
     messages = [
         Message.user(f"q{i}") if i % 2 == 0 else Message.assistant(f"a{i}") for i in range(5)
@@ -137,7 +137,7 @@ async def test_history_pages_are_bounded(service_for: ServiceFor) -> None:
 
 
 async def test_thread_lists_are_paged_newest_first(service_for: ServiceFor) -> None:
-    """T14: `next_before` continues a list; a bad limit is an error."""
+    """T15: `next_before` continues a list; a bad limit is an error."""
     service = await service_for(lambda r: Agent(ScriptedProvider([])))
     made = [await service.create(request_key=f"c{i}", title=f"t{i}") for i in range(5)]
     page = await service.list(limit=2)
@@ -158,7 +158,7 @@ async def test_thread_lists_are_paged_newest_first(service_for: ServiceFor) -> N
 async def test_fork_copies_the_transcript_up_to_an_item(
     service_for: ServiceFor, settle: Settle
 ) -> None:
-    """T15: a fork at a tool call includes that call's results; the source is unchanged."""
+    """T16: a fork at a tool call includes that call's results; the source is unchanged."""
     provider = ScriptedProvider(weather_script())
     service = await service_for(lambda r: Agent(provider, tools=[tool(weather)]))
     thread = await service.create(request_key="c", title="Weather")
@@ -180,7 +180,7 @@ async def test_fork_copies_the_transcript_up_to_an_item(
 
 
 async def test_import_refuses_what_cannot_be_continued(service_for: ServiceFor) -> None:
-    """T15: no system message, no call without its result."""
+    """T16: no system message, no call without its result."""
     service = await service_for(lambda r: Agent(ScriptedProvider([])))
     with pytest.raises(InvalidArgumentError, match="system"):
         await service.import_transcript([Message.system("x")], request_key="i1")
@@ -191,7 +191,7 @@ async def test_import_refuses_what_cannot_be_continued(service_for: ServiceFor) 
 
 
 async def test_title_and_delete(service_for: ServiceFor) -> None:
-    """T15: a title shows in the view and the list; a deleted thread is gone."""
+    """T16: a title shows in the view and the list; a deleted thread is gone."""
     service = await service_for(lambda r: Agent(ScriptedProvider([])))
     thread = await service.create(request_key="c")
     view = await service.set_title(thread.thread_id, "Renamed", request_key="t")
@@ -205,7 +205,7 @@ async def test_title_and_delete(service_for: ServiceFor) -> None:
 
 
 async def test_subscribers_see_each_change(service_for: ServiceFor) -> None:
-    """T16: a thread's subscription yields the view now and after each change; the
+    """T17: a thread's subscription yields the view now and after each change; the
     thread list's subscription yields when threads come and go."""
     service = await service_for(lambda r: Agent(ScriptedProvider(["hi there"])))
     thread = await service.create(request_key="c")
@@ -228,7 +228,7 @@ async def test_subscribers_see_each_change(service_for: ServiceFor) -> None:
 async def test_changes_by_another_host_reach_a_subscriber(
     open_host: OpenHost,
 ) -> None:
-    """T16: a subscriber polls the store, so another process's writes are seen."""
+    """T17: a subscriber polls the store, so another process's writes are seen."""
     factory = lambda r: Agent(ScriptedProvider([]))  # noqa: E731
     watcher = (await open_host()).thread_service(factory)
     writer = (await open_host()).thread_service(factory)

@@ -54,7 +54,7 @@ def test_every_citation_names_a_rule_of_the_doc() -> None:
 
 
 def test_a_view_serializes_to_json_ready_data() -> None:
-    """T13: `to_dict` gives what an HTTP response or an event carries."""
+    """T14: `to_dict` gives what an HTTP response or an event carries."""
     view = ThreadView(
         thread_id="th_1",
         parent_id=None,
