@@ -11,6 +11,7 @@ from automata.threads._agents import (
     AgentFactory,
     AgentRequest,
     idempotency_key,
+    thread_of,
     turn_invocation_id,
 )
 from automata.threads._errors import (
@@ -38,6 +39,7 @@ from automata.threads._maintenance import (
 from automata.threads._memory import MemoryStore
 from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
+from automata.threads._subthreads import child_thread_tool
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -78,9 +80,11 @@ __all__ = [
     "ThreadsError",
     "ViewItem",
     "ask_user_tool",
+    "child_thread_tool",
     "idempotency_key",
     "maintain_sqlite",
     "maintain_sqlite_sync",
     "require_approval",
+    "thread_of",
     "turn_invocation_id",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "make_agent",
     "supplemental_hook",
     "surface_of",
+    "thread_of",
     "turn_invocation_id",
 ]
 
@@ -25,12 +26,15 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class AgentRequest:
     """What a factory is told when a turn needs an agent: the thread, its parent (for
-    a child thread) and the turn. The same turn asks again after a restart, a retry or
-    an approval, and must get an agent with the same surface."""
+    a child thread), the turn, and `agent`: the name the thread was created for (a
+    sub-agent's name for a child thread made by `child_thread_tool`, else None). The
+    same turn asks again after a restart, a retry or an approval, and must get an
+    agent with the same surface."""
 
     thread_id: str
     parent_id: str | None
     turn_id: str
+    agent: str | None = None
 
 
 AgentFactory: TypeAlias = Callable[[AgentRequest], "Agent[Any] | Awaitable[Agent[Any]]"]
@@ -68,6 +72,13 @@ def turn_invocation_id(thread_id: str, turn_id: str) -> str:
     """The invocation id every run of a turn has, in every process: tools see it as
     `ToolContext.invocation_id`."""
     return f"{thread_id}/{turn_id}"
+
+
+def thread_of(context: ToolContext[Any]) -> str | None:
+    """The id of the thread whose turn runs this tool call (None outside a thread
+    service)."""
+    head, separator, _ = context.invocation_id.partition("/")
+    return head if separator and head.startswith("th_") else None
 
 
 def idempotency_key(context: ToolContext[Any]) -> str:

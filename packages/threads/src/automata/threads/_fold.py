@@ -90,6 +90,7 @@ class ThreadFold:
         self.thread_id = thread_id
         self.title = ""
         self.parent_id: str | None = None
+        self.agent: str | None = None
         self.last_seq = 0
         self.entries: list[Entry] = []
         self.turns: dict[str, TurnState] = {}
@@ -111,6 +112,7 @@ class ThreadFold:
         if kind == "created":
             self.title = str(data.get("title") or "")
             self.parent_id = data.get("parent_id")
+            self.agent = data.get("agent")
         elif kind == "title":
             self.title = str(data.get("title") or "")
         elif kind == "message":

@@ -8,7 +8,8 @@ the same in every process and after every reload.
 
 Kinds (data fields besides `v`):
 
-- `created`: `title`, `parent_id`: the thread's first record.
+- `created`: `title`, `parent_id`, `agent` (the name the factory is told, or null):
+  the thread's first record.
 - `title`: `title`.
 - `message`: `message`, `turn` (or null): a transcript message no step delivered: an
   imported or forked one (no turn), or one a failed run committed after its last step.

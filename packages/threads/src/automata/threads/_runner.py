@@ -161,7 +161,7 @@ class ThreadRunner:
         await self._append([record], active=bool(queued))
 
     async def _run_turn(self, fold: ThreadFold, turn: TurnState) -> None:
-        request = AgentRequest(self.thread_id, fold.parent_id, turn.turn_id)
+        request = AgentRequest(self.thread_id, fold.parent_id, turn.turn_id, fold.agent)
         try:
             agent = await make_agent(self.factory, request)
         except Exception as exc:

@@ -130,12 +130,24 @@ class ThreadService:
     # -- threads -------------------------------------------------------------------
 
     async def create(
-        self, *, request_key: str, title: str = "", parent_id: str | None = None
+        self,
+        *,
+        request_key: str,
+        title: str = "",
+        parent_id: str | None = None,
+        agent: str | None = None,
     ) -> ThreadView:
-        """A new, empty thread (a child of `parent_id` when given)."""
+        """A new, empty thread (a child of `parent_id` when given). `agent` is a name
+        the agent factory is told for every turn of the thread (`AgentRequest.agent`),
+        so it can run a particular agent there."""
         self._host.admit()
         return await self._create(
-            "create", request_key, [], title=_check_title(title), parent_id=parent_id
+            "create",
+            request_key,
+            [],
+            title=_check_title(title),
+            parent_id=parent_id,
+            agent=agent,
         )
 
     async def _create(
@@ -146,6 +158,7 @@ class ThreadService:
         *,
         title: str,
         parent_id: str | None,
+        agent: str | None = None,
         **inputs: Any,
     ) -> ThreadView:
         thread_id = _new_thread_id()
@@ -155,9 +168,10 @@ class ThreadService:
             json.dumps({"thread_id": thread_id}),
             title=title,
             parent_id=parent_id,
+            agent=agent,
             **inputs,
         )
-        records = [encode("created", title=title, parent_id=parent_id)]
+        records = [encode("created", title=title, parent_id=parent_id, agent=agent)]
         records += [encode("message", turn=None, message=message_data(m)) for m in messages]
         commit = await self._store.create_thread(
             thread_id, records, parent_id=parent_id, summary=_summary(title), request=claim
