@@ -6,8 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from automata.core import Agent, ModelRequest
-from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
+from automata.core import Agent, ModelRequest, Tool
+from automata.core.testing import (
+    FunctionProvider,
+    Reply,
+    ScriptedProvider,
+    tool_call,
+    tool_calls,
+)
 from automata.threads import AgentRequest, ThreadService, ThreadView, child_thread_tool
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
@@ -21,15 +27,18 @@ async def test_a_sub_agent_runs_in_a_child_thread_and_answers_the_parent(
     parent's tool result."""
     asked: list[AgentRequest] = []
     researcher = Agent(ScriptedProvider(["Paris has 2.1M people."]), name="researcher")
-    tools: list[object] = []
-    parent_script = [tool_calls(tool_call("c1", "research", task="Population of Paris?")), "2.1M"]
+    tools: list[Tool] = []
+    parent_script: list[Reply] = [
+        tool_calls(tool_call("c1", "research", task="Population of Paris?")),
+        "2.1M",
+    ]
     parent_provider = ScriptedProvider(parent_script)
 
     def factory(request: AgentRequest) -> Agent[None]:
         asked.append(request)
         if request.agent == "research":
             return researcher
-        return Agent(parent_provider, tools=tools)  # type: ignore[arg-type]
+        return Agent(parent_provider, tools=tools)
 
     service = await service_for(factory)
     tools.append(child_thread_tool(service, "research", "Research a question."))
@@ -63,13 +72,13 @@ async def test_cancelling_the_parent_cancels_the_child(
         await asyncio.Event().wait()
         return "never"
 
-    tools: list[object] = []
+    tools: list[Tool] = []
     parent_provider = ScriptedProvider([tool_calls(tool_call("c1", "research", task="slow"))])
 
     def factory(request: AgentRequest) -> Agent[None]:
         if request.agent == "research":
             return Agent(FunctionProvider(hang))
-        return Agent(parent_provider, tools=tools)  # type: ignore[arg-type]
+        return Agent(parent_provider, tools=tools)
 
     service = await service_for(factory)
     tools.append(child_thread_tool(service, "research", "Research a question."))
