@@ -15,7 +15,9 @@ from automata.core import (
     Message,
     ModelResponse,
     StopReason,
+    TextBlock,
     ThinkingBlock,
+    ToolResultBlock,
     Usage,
     tool,
 )
@@ -28,6 +30,9 @@ from automata.threads import (
     ThreadService,
     ThreadView,
 )
+from automata.threads._records import encode, message_data
+from automata.threads._recovery import error_results
+from automata.threads.store import ThreadStore
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
 OpenHost = Callable[..., Awaitable[Host]]
@@ -238,3 +243,32 @@ async def test_changes_by_another_host_reach_a_subscriber(
         await writer.set_title(thread.thread_id, "from elsewhere", request_key="t")
         changed = await asyncio.wait_for(anext(views), 5)
     assert changed.title == "from elsewhere"
+
+
+async def test_a_call_answered_twice_keeps_its_first_result(
+    service_for: ServiceFor, store: ThreadStore
+) -> None:
+    """T6: when a cancel races the run's own results, the journal may answer a call
+    twice; the view and the transcript keep the first answer."""
+    service = await service_for(lambda r: Agent(ScriptedProvider([])))
+    thread = await service.create(request_key="c")
+    call = tool_call("c1", "weather", city="Paris")
+    answered = Message(
+        role="tool", content=(ToolResultBlock(tool_use_id="c1", content=(TextBlock(text="21C"),)),)
+    )
+    await store.append(
+        thread.thread_id,
+        [
+            encode("input", message=message_data(Message.user("hi")), request_key="s"),
+            encode("turn_started", turn="turn-2", run=1, surface={}, fingerprint=""),
+            encode("step", turn="turn-2", message=message_data(tool_calls(call)), usage=None),
+            encode("results", turn="turn-2", message=message_data(answered)),
+            encode("results", turn="turn-2", message=message_data(error_results([call], "x"))),
+            encode("turn_ended", turn="turn-2", status="cancelled", error="cancelled"),
+        ],
+    )
+    view = await service.view(thread.thread_id)
+    item = next(item for item in view.items if item.kind == "tool_call")
+    assert (item.status, item.result) == ("done", "21C")
+    history = await service.history(thread.thread_id)
+    assert [entry.message.role for entry in history.entries] == ["user", "assistant", "tool"]

@@ -196,6 +196,22 @@ class ThreadFold:
         return turn
 
     def _add_message(self, seq: int, turn_id: str | None, message: Message) -> None:
+        if message.role == "tool":
+            # a call answered twice (a cancel racing the run's own results) keeps its
+            # first result, so the transcript stays one the model accepts
+            kept = tuple(
+                block
+                for block in message.content
+                if not (
+                    isinstance(block, ToolResultBlock)
+                    and block.tool_use_id in self.calls
+                    and self.calls[block.tool_use_id].result is not None
+                )
+            )
+            if not kept:
+                return
+            if len(kept) != len(message.content):
+                message = Message(role="tool", content=kept)
         self.entries.append(Entry(seq, turn_id, message))
         for index, block in enumerate(message.content):
             if isinstance(block, ToolUseBlock) and message.role == "assistant":
