@@ -173,3 +173,35 @@ async def test_after_lease_expiry_another_host_takes_over_and_late_writes_are_re
     assert "lost its lease" in caplog.text
     assert len(await store.read(thread.thread_id)) == journal
     assert runs == ["ran"]
+
+
+async def test_a_live_runner_renews_its_lease_so_no_other_host_takes_over(
+    settle: Settle,
+) -> None:
+    """T2: a turn longer than the lease ttl keeps its runner: renewals every third of
+    the ttl, so another host's recovery finds nothing to claim."""
+    store = MemoryStore()  # the real clock
+    runs: list[str] = []
+
+    async def slow(step: int) -> str:
+        runs.append("ran")
+        await asyncio.sleep(1.0)
+        return "slow result"
+
+    def factory(request: object) -> Agent[None]:
+        script: list[Reply] = [tool_calls(tool_call("c1", "slow", step=1)), "finished"]
+        return Agent(ScriptedProvider(script), tools=[tool(slow)])
+
+    first = await Host.open(store, lease_ttl=0.3, poll_interval=0.02)
+    second = await Host.open(store, lease_ttl=0.3, recovery_interval=0.02)
+    try:
+        service = first.thread_service(factory)
+        second.thread_service(factory)
+        thread = await service.create(request_key="c")
+        await service.send(thread.thread_id, "go", request_key="s")
+        done = await settle(service, thread.thread_id)
+    finally:
+        await second.shutdown()
+        await first.shutdown()
+    assert done.status == "done"
+    assert runs == ["ran"]
