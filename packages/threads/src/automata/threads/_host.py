@@ -159,7 +159,7 @@ class Host:
             factory=self._factory,
             load=self.load,
             notify=self.notify,
-            supplemental=lambda key: self._supplemental.get((thread_id, key)),
+            supplemental=lambda key: self._supplemental.pop((thread_id, key), None),
             secret=lambda key: self._secrets.pop((thread_id, key), None),
             woken=lambda: self._wakes.get(thread_id, 0),
         )

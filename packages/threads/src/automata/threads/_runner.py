@@ -299,11 +299,12 @@ class ThreadRunner:
     ) -> None:
         extra = self.supplemental(turn.request_key)
         hooks = () if extra is None else (supplemental_hook(extra),)
-        session = agent.session(transcript)
-        journaled = len(session.messages) + (1 if task is not None else 0)
-        steps = session.iter(task, invocation_id=invocation_id, hooks=hooks)
         turn_id = turn.turn_id
+        journaled = 0
         try:
+            session = agent.session(transcript)
+            journaled = len(session.messages) + (1 if task is not None else 0)
+            steps = session.iter(task, invocation_id=invocation_id, hooks=hooks)
             async with steps:
                 async for step in steps:
                     if isinstance(step, ModelStep):
