@@ -117,3 +117,15 @@ async def test_a_subscription_open_at_shutdown_ends(open_host: OpenHost) -> None
         await host.shutdown()
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(waiting, 2)
+
+
+async def test_open_reports_the_stores_phases(backend: Callable[[], ThreadStore]) -> None:
+    """T1: the store is open (and verified) when `Host.open` returns."""
+    phases: list[str] = []
+    host = await Host.open(backend(), progress=phases.append)
+    try:
+        assert phases[-1] == "verifying"
+        service = host.thread_service(lambda r: Agent(ScriptedProvider([])))
+        assert (await service.list()).threads == ()
+    finally:
+        await host.shutdown()
