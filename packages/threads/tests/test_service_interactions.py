@@ -12,6 +12,7 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 from automata.threads import (
     Host,
     ItemNotFoundError,
+    RequestConflictError,
     ThreadService,
     ThreadView,
     ViewItem,
@@ -185,3 +186,20 @@ async def test_outside_a_thread_service_a_gated_call_is_denied() -> None:
     result = await payments.agent(provider).run("pay")
     assert payments.charged == []
     assert "needs a person's approval" in str(result.messages)
+
+
+async def test_a_respond_reusing_a_key_with_another_answer_is_a_conflict(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T3: respond takes request keys like every mutation."""
+    payments = Payments()
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=5)), "ok"])
+    service = await service_for(lambda r: payments.agent(provider))
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "pay", request_key="s")
+    interaction_id = interaction(await settle(service, thread.thread_id)).interaction_id or ""
+    await service.respond(thread.thread_id, interaction_id, False, request_key="r")
+    with pytest.raises(RequestConflictError):
+        await service.respond(thread.thread_id, interaction_id, True, request_key="r")
+    await settle(service, thread.thread_id)
+    assert payments.charged == []

@@ -205,3 +205,34 @@ async def test_a_live_runner_renews_its_lease_so_no_other_host_takes_over(
         await first.shutdown()
     assert done.status == "done"
     assert runs == ["ran"]
+
+
+async def test_two_hosts_kicking_one_thread_run_each_step_once(
+    open_host: OpenHost, settle: Settle
+) -> None:
+    """T2: hosts racing for a thread: one runner at a time, each step run once."""
+    runs: list[str] = []
+
+    def lookup(key: str) -> str:
+        runs.append(key)
+        return key
+
+    script: list[Reply] = [
+        tool_calls(tool_call("c1", "lookup", key="a")),
+        tool_calls(tool_call("c2", "lookup", key="b")),
+        "done",
+    ]
+    provider = ScriptedProvider(script)
+
+    def factory(request: object) -> Agent[None]:
+        return Agent(provider, tools=[tool(lookup)])
+
+    first = (await open_host(recovery_interval=0.01)).thread_service(factory)
+    second = (await open_host(recovery_interval=0.01)).thread_service(factory)
+    thread = await first.create(request_key="c")
+    await first.send(thread.thread_id, "go", request_key="s")
+    await second.send(thread.thread_id, "go", request_key="s")  # a duplicate, kicked there
+    done = await settle(second, thread.thread_id)
+    assert done.status == "done"
+    assert runs == ["a", "b"]
+    assert len(provider.requests) == 3

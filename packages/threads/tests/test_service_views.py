@@ -272,3 +272,25 @@ async def test_a_call_answered_twice_keeps_its_first_result(
     assert (item.status, item.result) == ("done", "21C")
     history = await service.history(thread.thread_id)
     assert [entry.message.role for entry in history.entries] == ["user", "assistant", "tool"]
+
+
+async def test_deleting_a_running_thread_stops_its_turn(
+    service_for: ServiceFor, store: ThreadStore
+) -> None:
+    """T16: delete removes the thread while its turn runs; nothing is written after."""
+    started = asyncio.Event()
+
+    async def slow(step: int) -> str:
+        started.set()
+        await asyncio.sleep(10)
+        return "late"
+
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "slow", step=1)), "never"])
+    service = await service_for(lambda r: Agent(provider, tools=[tool(slow)]))
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "go", request_key="s")
+    await asyncio.wait_for(started.wait(), 5)
+    await service.delete(thread.thread_id, request_key="d")
+    await asyncio.sleep(0.05)
+    assert await store.thread(thread.thread_id) is None
+    assert await store.claimable() == []
