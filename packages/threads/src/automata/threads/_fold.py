@@ -152,8 +152,7 @@ class ThreadFold:
             if call is not None:
                 call.dispatched = True
         elif kind == "results":
-            turn = self._turn(data)
-            self._add_message(record.seq, turn.turn_id, message_from(data["message"]))
+            self._add_message(record.seq, data.get("turn"), message_from(data["message"]))
         elif kind == "turn_ended":
             turn = self._turn(data)
             turn.phase = data["status"]
