@@ -127,8 +127,9 @@ class ThreadFold:
                 str(data.get("request_key") or ""),
             )
         elif kind == "input_cancelled":
-            self._turn(data)
-            self.turns[data["turn"]].phase = "cancelled"
+            turn = self._turn(data)
+            if not turn.started:  # one that started first runs on (cancel stops it)
+                turn.phase = "cancelled"
         elif kind == "turn_started":
             turn = self._turn(data)
             if turn.phase == "cancelled" and not turn.started:
