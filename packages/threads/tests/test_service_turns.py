@@ -250,3 +250,31 @@ async def test_a_failed_run_is_journaled_whole_and_retry_goes_on_from_there(
         "tool",
         "assistant",
     ]
+
+
+async def test_cancel_before_the_turn_starts_ends_it_and_the_queue_goes_on(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T6: an accepted input whose turn has not started yet is cancelled too; the
+    model never sees it."""
+    gate = Gate()
+    hold = asyncio.Event()
+
+    async def factory(request: AgentRequest) -> Agent[None]:
+        await hold.wait()  # the turn cannot start before the cancel
+        return Agent(FunctionProvider(gate.reply))
+
+    service = await service_for(factory)
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "first", request_key="s1")
+    await service.send(thread.thread_id, "second", request_key="s2")
+    view = await service.cancel(thread.thread_id, request_key="x")
+    assert [queued.text for queued in view.queue] == []
+    hold.set()
+    gate.opened.set()
+    done = await settle(service, thread.thread_id)
+    assert [(item.kind, item.text) for item in done.items] == [
+        ("user", "second"),
+        ("assistant", "answer 1"),
+    ]
+    assert gate.calls == 1

@@ -133,7 +133,7 @@ class ThreadFold:
         elif kind == "turn_started":
             turn = self._turn(data)
             if turn.phase == "cancelled" and not turn.started:
-                return  # taken off the queue before a runner could start it
+                return  # cancelled before a runner could start it
             if not turn.started:
                 self.entries.append(Entry(turn.seq, turn.turn_id, turn.message))
             turn.started = True

@@ -345,8 +345,10 @@ class ThreadService:
             records.append(
                 encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
             )
-        elif turn is not None:
-            records.append(encode("input_cancelled", turn=turn.turn_id))
+        elif turn is not None:  # ends it even if a runner starts it meanwhile
+            records.append(
+                encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
+            )
         queued = list(fold.queue)
         claim = _claim("cancel", request_key, thread_id=thread_id)
         commit = await self._store.append(
