@@ -28,6 +28,7 @@ from automata.threads.testing import (
     check_s5_fence_refuses_after_claim_by_another_owner,
     check_s6_pages_are_bounded,
     check_s7_active_flag_and_claimable_order,
+    check_s7_an_abandoned_lease_makes_a_thread_claimable,
     check_s7_delete_cascades_to_children,
     check_s8_incompatible_schema_fails_closed,
     check_s8_open_reports_progress_and_closed_store_refuses,
@@ -88,6 +89,11 @@ class ListsNewestClaimableFirst(MemoryStore):
         return list(reversed(await super().claimable(limit=limit)))
 
 
+class TrustsTheActiveFlagOnly(MemoryStore):
+    async def claimable(self, *, limit: int = 100) -> list[str]:
+        return [t for t in await super().claimable(limit=limit) if self._threads[t].row.active]
+
+
 class LeavesChildrenBehind(MemoryStore):
     async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
         self._get(thread_id)
@@ -108,6 +114,7 @@ BROKEN: list[tuple[type[MemoryStore], Callable[[StoreFactory], Awaitable[None]]]
     (IgnoresFences, check_s5_fence_refuses_after_claim_by_another_owner),
     (ServesAnyPageSize, check_s6_pages_are_bounded),
     (ListsNewestClaimableFirst, check_s7_active_flag_and_claimable_order),
+    (TrustsTheActiveFlagOnly, check_s7_an_abandoned_lease_makes_a_thread_claimable),
     (LeavesChildrenBehind, check_s7_delete_cascades_to_children),
     (OpensSilently, check_s8_open_reports_progress_and_closed_store_refuses),
 ]

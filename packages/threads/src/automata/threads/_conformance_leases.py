@@ -31,6 +31,7 @@ __all__ = [
     "check_s5_fence_refuses_after_revoke",
     "check_s5_release_with_if_last_seq",
     "check_s7_active_flag_and_claimable_order",
+    "check_s7_an_abandoned_lease_makes_a_thread_claimable",
     "check_s7_delete_cascades_to_children",
     "check_s8_incompatible_schema_fails_closed",
     "check_s8_open_reports_progress_and_closed_store_refuses",
@@ -201,6 +202,25 @@ async def check_s7_active_flag_and_claimable_order(factory: StoreFactory) -> Non
         expect(row is not None and row.summary == "renamed", rule, "summary not written")
         await store.release(held)
         expect(await store.claimable() == ["idle", "mid", "new"], rule, "released not listed")
+
+
+async def check_s7_an_abandoned_lease_makes_a_thread_claimable(factory: StoreFactory) -> None:
+    """S7: a thread whose lease expired without being released needs a runner, active
+    or not (its runner died, perhaps between clearing the flag and seeing an input
+    that raced it); once released it is not listed again."""
+    rule = "S7"
+    async with opened(factory) as store:
+        await store.create_thread("t", [], active=True)
+        lease = await store.claim("t", "runner", SHORT_TTL)
+        assert lease is not None
+        await store.append("t", notes("turn ended"), fence=lease, active=False)
+        expect(await store.claimable() == [], rule, "a live lease's thread listed")
+        await asyncio.sleep(SHORT_TTL * 1.5)
+        expect(await store.claimable() == ["t"], rule, "an abandoned lease not listed")
+        again = await store.claim("t", "recoverer", SHORT_TTL)
+        assert again is not None
+        await store.release(again)
+        expect(await store.claimable() == [], rule, "an inactive released thread listed")
 
 
 async def check_s7_delete_cascades_to_children(factory: StoreFactory) -> None:

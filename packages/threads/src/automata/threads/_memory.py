@@ -249,7 +249,8 @@ class MemoryStore(ThreadStore):
         free = [
             thread.row
             for thread in self._threads.values()
-            if thread.row.active and (thread.owner is None or thread.expires_at <= now)
+            if (thread.row.active and thread.owner is None)
+            or (thread.owner is not None and thread.expires_at <= now)
         ]
         free.sort(key=lambda row: row.ordinal)
         return [row.thread_id for row in free[:limit]]

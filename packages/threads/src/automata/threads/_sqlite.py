@@ -485,8 +485,8 @@ class SQLiteStore(ThreadStore):
 
         def claimable() -> list[str]:
             rows = self._db().execute(
-                "SELECT thread_id FROM threads WHERE active = 1 "
-                "AND (owner IS NULL OR expires_at <= ?) ORDER BY ordinal LIMIT ?",
+                "SELECT thread_id FROM threads WHERE (active = 1 AND owner IS NULL) "
+                "OR (owner IS NOT NULL AND expires_at <= ?) ORDER BY ordinal LIMIT ?",
                 (time.time(), limit),
             )
             return [str(row[0]) for row in rows.fetchall()]

@@ -30,7 +30,8 @@ checks):
 - **S6. Bounded pages.** `read` and `list_threads` take a limit from 1 to `max_page`;
   anything else raises `PageBoundError` (never a silently short page).
 - **S7. Active threads.** A thread's `active` flag is set by the writes that say so;
-  `claimable` lists active threads whose lease is free or expired, oldest first.
+  `claimable` lists, oldest first, active threads whose lease is free or expired, and
+  any thread whose lease expired without being released (its runner died).
 - **S8. Fail closed.** A schema newer than the backend knows, or not a threads schema,
   raises `SchemaError` at `open` and changes nothing.
 """
@@ -231,7 +232,8 @@ class ThreadStore(ABC):
 
     @abstractmethod
     async def claimable(self, *, limit: int = 100) -> list[str]:
-        """Active threads whose lease is free or expired, by creation (S7)."""
+        """Threads that need a runner, by creation (S7): active ones whose lease is free
+        or expired, and any whose lease expired unreleased."""
 
     def changes(self) -> AsyncIterator[str] | None:
         """Thread ids as commits to them happen, in any process sharing the store, so a

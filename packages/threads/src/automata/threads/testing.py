@@ -37,6 +37,7 @@ from automata.threads._conformance_leases import (
     check_s5_fence_refuses_after_revoke,
     check_s5_release_with_if_last_seq,
     check_s7_active_flag_and_claimable_order,
+    check_s7_an_abandoned_lease_makes_a_thread_claimable,
     check_s7_delete_cascades_to_children,
     check_s8_incompatible_schema_fails_closed,
     check_s8_open_reports_progress_and_closed_store_refuses,
@@ -71,6 +72,7 @@ __all__ = [
     "check_s6_pages_are_bounded",
     "check_s6_thread_list_pages_newest_first",
     "check_s7_active_flag_and_claimable_order",
+    "check_s7_an_abandoned_lease_makes_a_thread_claimable",
     "check_s7_delete_cascades_to_children",
     "check_s8_incompatible_schema_fails_closed",
     "check_s8_open_reports_progress_and_closed_store_refuses",
@@ -96,6 +98,7 @@ ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s6_pages_are_bounded,
     check_s6_thread_list_pages_newest_first,
     check_s7_active_flag_and_claimable_order,
+    check_s7_an_abandoned_lease_makes_a_thread_claimable,
     check_s7_delete_cascades_to_children,
     check_s8_open_reports_progress_and_closed_store_refuses,
 )
@@ -179,6 +182,9 @@ class StoreConformance:
 
     async def test_s7_active_flag_and_claimable_order(self) -> None:
         await check_s7_active_flag_and_claimable_order(self.make_store)
+
+    async def test_s7_an_abandoned_lease_makes_a_thread_claimable(self) -> None:
+        await check_s7_an_abandoned_lease_makes_a_thread_claimable(self.make_store)
 
     async def test_s7_delete_cascades_to_children(self) -> None:
         await check_s7_delete_cascades_to_children(self.make_store)
