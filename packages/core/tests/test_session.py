@@ -85,7 +85,8 @@ async def test_a_transcript_without_a_system_prompt_gets_the_agents() -> None:
 
 
 def test_a_transcript_cut_inside_a_tool_batch_is_refused() -> None:
-    cut = [Message.user("go"), tool_calls(tool_call("c9", "t"))]
+    """L88: calls without results are refused anywhere but in the last message."""
+    cut = [Message.user("go"), tool_calls(tool_call("c9", "t")), Message.user("and then")]
     with pytest.raises(TranscriptError, match=r"'c9'.*no result"):
         Agent(ScriptedProvider([])).session(messages=cut)
 

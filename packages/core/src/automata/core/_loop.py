@@ -68,6 +68,7 @@ from automata.core._provider import (
     ToolSpec,
 )
 from automata.core._result import RunResult
+from automata.core._run_arguments import pending_calls
 from automata.core._scope import RunScope
 from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
@@ -225,32 +226,44 @@ class RunLoop:
         state = self.state
         transcript = self.transcript
         run = StepRun(settings.agent, self.invocation_id, transcript)
+        # a transcript ending in a model turn whose calls have no results: run them first
+        pending = pending_calls(transcript)
         try:
             while True:
-                if state.steps >= settings.max_steps:
-                    raise self.fail(
-                        MaxStepsError(
-                            f"run stopped after max_steps={settings.max_steps} "
-                            "with the model still calling tools"
-                        ),
-                        StopReason.MAX_STEPS,
+                if pending:
+                    calls, pending = pending, ()
+                    self.open_calls = calls
+                else:
+                    if state.steps >= settings.max_steps:
+                        raise self.fail(
+                            MaxStepsError(
+                                f"run stopped after max_steps={settings.max_steps} "
+                                "with the model still calling tools"
+                            ),
+                            StopReason.MAX_STEPS,
+                        )
+                    response = await self.call_model()
+                    message = response.message
+                    self.check_response(response)
+                    transcript.append(message)
+                    calls = message.tool_calls
+                    self.open_calls = calls
+                    yield ModelStep(
+                        message,
+                        response.usage,
+                        response.stop_reason,
+                        state.steps,
+                        run,
+                        len(transcript),
                     )
-                response = await self.call_model()
-                message = response.message
-                self.check_response(response)
-                transcript.append(message)
-                calls = message.tool_calls
-                self.open_calls = calls
-                yield ModelStep(
-                    message, response.usage, response.stop_reason, state.steps, run, len(transcript)
-                )
+                    if not calls:
+                        self.open_calls = ()
+                        attempt = None
+                        if settings.structured is not None:
+                            attempt = settings.structured.parse_text(message.text)
+                        yield LoopOutcome(self.result(), attempt, self.handoff_base)
+                        return
                 self.open_calls = ()
-                if not calls:
-                    attempt = None
-                    if settings.structured is not None:
-                        attempt = settings.structured.parse_text(message.text)
-                    yield LoopOutcome(self.result(), attempt, self.handoff_base)
-                    return
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
                 if isinstance(abort, STOPS_THE_PROGRAM):

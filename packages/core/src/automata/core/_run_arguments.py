@@ -126,9 +126,19 @@ def _described(value: object) -> str:
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
+def pending_calls(transcript: Sequence[Message]) -> tuple[ToolUseBlock, ...]:
+    """The calls of a transcript's last message when it is an assistant message asking
+    for tools: a run stopped (or crashed) after that model turn and before its tool
+    batch was committed. Continuing the transcript runs them first (L88)."""
+    if transcript and transcript[-1].role == "assistant":
+        return transcript[-1].tool_calls
+    return ()
+
+
 def check_transcript(messages: Sequence[Message]) -> list[Message]:
     """Validate a transcript to resume from. Raises `TranscriptError` naming the first
-    problem: a system message after the start, or a tool call without its result."""
+    problem: a system message after the start, or a tool call without its result in
+    any message but the last (whose calls, if it has some, are pending: L88)."""
     checked = list(messages)
     for index, message in enumerate(checked):
         if not isinstance(message, Message):
@@ -138,7 +148,8 @@ def check_transcript(messages: Sequence[Message]) -> list[Message]:
         if message.role == "system" and index != 0:
             raise TranscriptError(f"system message at position {index}; only the first may be")
     open_calls: dict[str, int] = {}
-    for index, message in enumerate(checked):
+    pending = len(pending_calls(checked))
+    for index, message in enumerate(checked[: len(checked) - 1] if pending else checked):
         for block in message.content:
             if isinstance(block, ToolUseBlock) and message.role == "assistant":
                 open_calls[block.id] = index

@@ -16,6 +16,7 @@ from automata.core._deps import DepsT
 from automata.core._errors import AutomataError, InvalidArgumentError
 from automata.core._handoffs import SystemSwap
 from automata.core._result import RunResult
+from automata.core._run_arguments import pending_calls
 from automata.core._runner import (
     RunOptions,
     RunPlan,
@@ -60,15 +61,28 @@ class Session(RunSurface[DepsT]):
         """A copy of the transcript; changing it does not change the session."""
         return list(self._transcript)
 
-    def _claim(self) -> None:
+    def _check_idle(self) -> None:
         if self._busy:
             raise SessionBusyError("this session is already running a task")
+
+    def _claim(self) -> None:
+        self._check_idle()
         self._busy = True
 
     def _task_message(self, task: object, method: str) -> Message | None:
+        self._check_idle()  # a running task's transcript is not the one to judge
+        pending = pending_calls(self._transcript)
         if task is not None:
+            if pending:
+                raise InvalidArgumentError(
+                    f"{method}() got a task, but the conversation ends with "
+                    f"{len(pending)} tool call(s) that have no results; continue it first "
+                    f"with {method}(None), which runs them (L88)"
+                )
             return task_message(task, method)
         last = self._transcript[-1] if self._transcript else None
+        if pending:
+            return None
         if last is None or last.role not in ("user", "tool"):
             found = "is empty" if last is None else "ends with an answer"
             raise InvalidArgumentError(
