@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 
-from automata.core import Agent, ModelRequest, ToolContext, tool
+from automata.core import Agent, ModelRequest, ToolContext, ToolPolicy, tool
 from automata.core.testing import (
     FunctionProvider,
     Reply,
@@ -99,6 +99,31 @@ async def test_an_idempotent_call_runs_again_with_the_same_key(
     assert [item.text for item in view.items if item.kind == "assistant"] == ["paid"]
     assert len(charges.effects) == 2
     assert charges.effects[0] == charges.effects[1] == f"{thread_id}/turn-2/c1"
+
+
+async def test_a_call_run_again_is_bounded_by_the_agents_tool_policy(
+    open_host: OpenHost, settle: Settle
+) -> None:
+    """T9: the recovered call runs as an ordinary tool batch of the agent (core rule
+    L88), so its policy applies: a call that hangs again times out instead of holding
+    the turn for ever, and the model is told so."""
+    charges = Charges()
+    thread_id = await interrupted_mid_tool(open_host, charges, idempotent=True)
+    charges.hang = True
+    second = await open_host()
+
+    def factory(request: object) -> Agent[None]:
+        agent = payment_agent(charges, ["could not charge"], idempotent=True)
+        agent.tool_policy = ToolPolicy(timeout=0.1)
+        return agent
+
+    service = second.thread_service(factory)
+    view = await settle(service, thread_id)
+    assert view.status == "done"
+    (call,) = [item for item in view.items if item.kind == "tool_call"]
+    assert call.status == "error"
+    assert "timed out" in str(call.result)
+    assert len(charges.effects) == 2
 
 
 async def test_a_turn_stopped_mid_provider_call_calls_the_provider_again(

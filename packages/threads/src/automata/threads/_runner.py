@@ -259,6 +259,13 @@ class ThreadRunner:
                 "call was not replayed",
             )
             return None
+        if not any(fold.interaction_for(state) for state in open_calls):
+            # a crash left (idempotent) calls open: the core runs them again as an
+            # ordinary batch (policy, timeouts, retries) when the run goes on (L88)
+            await self._append(
+                [encode("dispatched", turn=turn.turn_id, call=call.id) for call in calls]
+            )
+            return fold.transcript
         journaled: dict[str, ToolResultBlock] = {}
         live: dict[str, ToolResultBlock] = {}
         to_run: list[ToolUseBlock] = []
