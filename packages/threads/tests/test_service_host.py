@@ -106,6 +106,43 @@ async def test_owner_ids_differ_per_host_unless_given(open_host: OpenHost) -> No
     assert (await open_host(owner="worker-1")).owner == "worker-1"
 
 
+async def test_a_shutdown_with_a_timeout_leaves_the_host_closing_until_work_stops(
+    open_host: OpenHost,
+) -> None:
+    """T20: a model call that ignores cancellation for a while keeps the shutdown
+    from finishing; a shutdown wrapped in a timeout says so with TimeoutError, the host admits
+    nothing meanwhile, and a later `shutdown()` waits until the work stops and the
+    store is closed."""
+    entered = asyncio.Event()
+    let_go = asyncio.Event()
+
+    async def stubborn(request: ModelRequest) -> str:
+        entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            await let_go.wait()  # cleans up slowly before giving in
+            raise
+        return "never"
+
+    host = await open_host()
+    service = host.thread_service(lambda r: Agent(FunctionProvider(stubborn)))
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "hello", request_key="s")
+    await asyncio.wait_for(entered.wait(), 5)
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await host.shutdown()
+    assert host.closed
+    with pytest.raises(HostClosedError):
+        await service.view(thread.thread_id)
+    await host.store.thread(thread.thread_id)  # not closed yet: work is still stopping
+    let_go.set()
+    await asyncio.wait_for(host.shutdown(), 5)
+    with pytest.raises(StoreClosedError):
+        await host.store.thread(thread.thread_id)
+
+
 async def test_a_subscription_open_at_shutdown_ends(open_host: OpenHost) -> None:
     """T20: subscribers are released, not left waiting."""
     host = await open_host(poll_interval=10.0)

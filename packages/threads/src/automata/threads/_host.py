@@ -56,6 +56,7 @@ class Host:
         self.recovery_interval = recovery_interval
         self._closing = False
         self._closed = asyncio.Event()
+        self._shutdown: asyncio.Task[None] | None = None
         self._folds: dict[str, ThreadFold] = {}
         self._runners: dict[str, asyncio.Task[None]] = {}
         self._wakes: dict[str, int] = {}
@@ -124,11 +125,18 @@ class Host:
     async def shutdown(self) -> None:
         """Stop admitting calls, cancel the running turns (their leases are released,
         so another process may resume them at once), wait for them, close the store.
-        Calling it again waits for the first call to finish."""
-        if self._closing:
-            await self._closed.wait()
-            return
-        self._closing = True
+
+        To bound the wait, wrap the call (`async with asyncio.timeout(10): await
+        host.shutdown()`): cancelling a call stops only its waiting, not the shutdown,
+        so when the work has not stopped in time (a tool that ignores cancellation)
+        the host stays closing, admitting nothing, and a later call goes on waiting.
+        Calling it again waits for the first to finish."""
+        if self._shutdown is None:
+            self._closing = True
+            self._shutdown = asyncio.create_task(self._shut_down(), name="automata-host-shutdown")
+        await asyncio.shield(self._shutdown)
+
+    async def _shut_down(self) -> None:
         try:
             tasks = list(self._runners.values())
             if self._recovery is not None:
