@@ -1,0 +1,581 @@
+"""The PostgreSQL store: many hosts on one database serve the same threads.
+
+How it works (what `docs/threads-storage.md` promises):
+
+- **One transaction per call.** Every write runs in one transaction on a pooled
+  connection. A write to a thread first locks its row (`SELECT ... FOR UPDATE`), then
+  checks the request key and the fence (owner and generation) and takes the next
+  sequence numbers from the row's `last_seq`, all under that lock, so writers to one
+  thread serialize and commit in sequence order. A call whose caller is cancelled
+  still runs to its end (commit or rollback): the work is shielded from cancellation.
+- **The database's clock.** Lease expiry and record times come from the server's
+  `clock_timestamp()`, in seconds since the epoch, inside the statement that decides;
+  no host's wall clock is ever compared with another's.
+- **Claims in one statement.** `claim` is a single `UPDATE` whose `WHERE` clause admits
+  only a free, expired or own lease; two hosts racing serialize on the row lock and the
+  second sees the first's lease.
+- **Notifications.** Each committing journal write (create, append, delete) calls
+  `pg_notify` with the thread id in its transaction; PostgreSQL delivers it at commit,
+  to every listener (`changes`).
+- **Request keys** live in a table whose primary key is the key; a race between two
+  first uses of one key is settled by that constraint (the loser retries and answers as
+  a duplicate or a conflict).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import AsyncConnection, sql
+from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool
+
+from automata.postgres import _schema as schema_
+from automata.postgres._changes import listen
+from automata.threads import (
+    LeaseLostError,
+    PageBoundError,
+    RequestConflictError,
+    StoreClosedError,
+    StoreError,
+    ThreadExistsError,
+    ThreadNotFoundError,
+)
+from automata.threads.store import (
+    Commit,
+    Lease,
+    NewRecord,
+    ProgressCallback,
+    Record,
+    RequestClaim,
+    ThreadRow,
+    ThreadStore,
+)
+
+__all__ = ["PostgresStore"]
+
+_T = TypeVar("_T")
+_Connection = AsyncConnection[TupleRow]
+_Pool = AsyncConnectionPool[_Connection]
+_NOW = "extract(epoch FROM clock_timestamp())::float8"
+_ROW = "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary"
+_UNIQUE_RETRIES = 3
+
+
+def _row(values: TupleRow) -> ThreadRow:
+    thread_id, parent_id, ordinal, created, updated, last_seq, active, summary = values
+    return ThreadRow(
+        thread_id, parent_id, int(ordinal), created, updated, int(last_seq), active, summary
+    )
+
+
+def _check_limit(limit: int, bound: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= bound:
+        raise PageBoundError(f"page limit must be an int from 1 to {bound}, got {limit!r}")
+
+
+class PostgresStore(ThreadStore):
+    """A `ThreadStore` in one PostgreSQL schema, shared by any number of hosts.
+
+    `dsn_or_pool` is a connection string (the store then owns a pool of `min_size` to
+    `max_size` connections, opened at `open` and closed at `close`) or an
+    `AsyncConnectionPool` the host owns (the store uses it and never closes it; its
+    connections may be in autocommit mode or not). `schema` is the tenant's namespace:
+    stores on different schemas of one database share nothing. Use from one event loop.
+
+    The clock (`now`, lease expiry) is the database server's."""
+
+    def __init__(
+        self,
+        dsn_or_pool: str | _Pool,
+        *,
+        schema: str = schema_.DEFAULT_SCHEMA,
+        min_size: int = 1,
+        max_size: int = 10,
+    ) -> None:
+        self.schema = schema_.check_schema_name(schema)
+        self.channel = schema_.channel_for(schema)
+        if isinstance(dsn_or_pool, str):
+            if not 0 <= min_size <= max_size or max_size < 1:
+                raise ValueError(f"need 0 <= min_size <= max_size >= 1, got {min_size}, {max_size}")
+            self._dsn: str | None = dsn_or_pool
+            self._given_pool: _Pool | None = None
+        else:
+            self._dsn = None
+            self._given_pool = dsn_or_pool
+        self.min_size, self.max_size = min_size, max_size
+        self._pool: _Pool | None = None
+        self._open = False
+        self._clock_offset = 0.0
+        self._running: set[asyncio.Task[Any]] = set()
+        self._q = _Queries(sql.Identifier(self.schema))
+
+    def __repr__(self) -> str:
+        return f"PostgresStore(schema={self.schema!r})"
+
+    # -- running calls --------------------------------------------------------------
+
+    def _live_pool(self) -> _Pool:
+        if not self._open or self._pool is None:
+            raise StoreClosedError(f"the PostgreSQL store on schema {self.schema!r} is not open")
+        return self._pool
+
+    async def _run(self, work: Callable[[_Connection], Awaitable[_T]]) -> _T:
+        """Run `work` in one transaction on a pooled connection, shielded from the
+        caller's cancellation; database errors become `StoreError`."""
+        pool = self._live_pool()
+
+        async def attempt() -> _T:
+            for tries in range(_UNIQUE_RETRIES):
+                try:
+                    async with pool.connection() as connection, connection.transaction():
+                        return await work(connection)
+                except psycopg.errors.UniqueViolation:
+                    if tries == _UNIQUE_RETRIES - 1:
+                        raise
+            raise AssertionError("unreachable")
+
+        task = asyncio.ensure_future(attempt())
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        try:
+            return await asyncio.shield(task)
+        except psycopg.Error as error:
+            raise StoreError(
+                f"the PostgreSQL store on schema {self.schema!r} failed: {error}"
+            ) from error
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    async def open(self, progress: ProgressCallback | None = None) -> None:
+        if self._open:
+            raise StoreError(f"the PostgreSQL store on schema {self.schema!r} is already open")
+        pool = self._given_pool
+        if pool is None:
+            assert self._dsn is not None
+            pool = AsyncConnectionPool(
+                self._dsn,
+                min_size=self.min_size,
+                max_size=self.max_size,
+                kwargs={"autocommit": True},
+                open=False,
+                name=f"automata-threads-{self.schema}",
+            )
+        try:
+            if self._given_pool is None:
+                await pool.open(wait=True)
+            async with pool.connection() as connection:
+                await schema_.migrate(connection, self.schema, progress)
+                async with connection.transaction():
+                    cursor = await connection.execute(f"SELECT {_NOW}")
+                    found = await cursor.fetchone()
+                    assert found is not None
+                    self._clock_offset = float(found[0]) - time.time()
+        except BaseException as error:
+            if self._given_pool is None:
+                await pool.close()
+            if isinstance(error, psycopg.Error):
+                raise StoreError(
+                    f"cannot open the PostgreSQL store on schema {self.schema!r}: {error}"
+                ) from error
+            raise
+        self._pool = pool
+        self._open = True
+
+    async def close(self) -> None:
+        pool = self._pool
+        if pool is None:
+            return
+        self._open = False
+        self._pool = None
+        if self._running:
+            await asyncio.gather(*self._running, return_exceptions=True)
+        if self._given_pool is None:
+            await pool.close()
+
+    async def now(self) -> float:
+        """The database server's clock; once closed, the local clock corrected by the
+        offset measured at `open` (nothing expires by it then)."""
+        if not self._open or self._pool is None:
+            return time.time() + self._clock_offset
+        q = self._q
+
+        async def now(connection: _Connection) -> float:
+            cursor = await connection.execute(q.now)
+            found = await cursor.fetchone()
+            assert found is not None
+            return float(found[0])
+
+        return await self._run(now)
+
+    def changes(self) -> AsyncIterator[str]:
+        """Thread ids as commits to them happen in any host on this schema, from a
+        dedicated LISTEN connection that reconnects after a failure (ids committed
+        while it reconnects are missed). Ends when the store closes."""
+        return listen(self)
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the store is between `open` and `close`."""
+        return self._open
+
+    async def conninfo(self) -> tuple[str, dict[str, Any]]:
+        """The connection string and connection options a dedicated connection to the
+        store's database uses (the feed's listening connection): the DSN, or the given
+        pool's (resolving them when the pool computes them)."""
+        if self._dsn is not None:
+            return self._dsn, {}
+        assert self._given_pool is not None
+        conninfo: Any = self._given_pool.conninfo
+        kwargs: Any = self._given_pool.kwargs
+        if callable(conninfo):
+            conninfo = conninfo()
+        if callable(kwargs):
+            kwargs = kwargs()
+        if inspect.isawaitable(conninfo):
+            conninfo = await conninfo
+        if inspect.isawaitable(kwargs):
+            kwargs = await kwargs
+        return str(conninfo), dict(kwargs or {})
+
+    # -- request keys ---------------------------------------------------------------
+
+    async def _duplicate(
+        self, connection: _Connection, request: RequestClaim | None
+    ) -> Commit | None:
+        if request is None:
+            return None
+        cursor = await connection.execute(self._q.request, (request.key,))
+        found = await cursor.fetchone()
+        if found is None:
+            return None
+        if found[0] != request.fingerprint:
+            raise RequestConflictError(request.key)
+        return Commit(0, 0, duplicate=True, outcome=found[1])
+
+    async def _remember(
+        self, connection: _Connection, request: RequestClaim | None, at: float
+    ) -> None:
+        if request is not None:
+            await connection.execute(
+                self._q.remember, (request.key, request.fingerprint, request.outcome, at)
+            )
+
+    async def _add(
+        self,
+        connection: _Connection,
+        thread_id: str,
+        last_seq: int,
+        records: Sequence[NewRecord],
+        at: float,
+    ) -> Commit:
+        if not records:
+            return Commit(0, 0)
+        async with connection.cursor() as cursor:
+            await cursor.executemany(
+                self._q.add,
+                [
+                    (thread_id, last_seq + 1 + offset, new.kind, new.data, at)
+                    for offset, new in enumerate(records)
+                ],
+            )
+        return Commit(last_seq + 1, last_seq + len(records))
+
+    # -- writes ---------------------------------------------------------------------
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        records: Sequence[NewRecord],
+        *,
+        parent_id: str | None = None,
+        summary: str = "",
+        active: bool = False,
+        request: RequestClaim | None = None,
+    ) -> Commit:
+        records = tuple(records)
+        q = self._q
+
+        async def create(connection: _Connection) -> Commit:
+            duplicate = await self._duplicate(connection, request)
+            if duplicate is not None:
+                return duplicate
+            cursor = await connection.execute(q.lock_thread, (thread_id,))
+            if await cursor.fetchone() is not None:
+                raise ThreadExistsError(thread_id)
+            if parent_id is not None:
+                cursor = await connection.execute(q.share_thread, (parent_id,))
+                if await cursor.fetchone() is None:
+                    raise ThreadNotFoundError(parent_id)
+            cursor = await connection.execute(
+                q.create, (thread_id, parent_id, len(records), active, summary, self.channel)
+            )
+            created = await cursor.fetchone()
+            assert created is not None
+            at = float(created[0])
+            commit = await self._add(connection, thread_id, 0, records, at)
+            await self._remember(connection, request, at)
+            return commit
+
+        return await self._run(create)
+
+    async def append(
+        self,
+        thread_id: str,
+        records: Sequence[NewRecord],
+        *,
+        fence: Lease | None = None,
+        request: RequestClaim | None = None,
+        active: bool | None = None,
+        summary: str | None = None,
+        revoke_lease: bool = False,
+    ) -> Commit:
+        records = tuple(records)
+        q = self._q
+
+        async def append(connection: _Connection) -> Commit:
+            cursor = await connection.execute(q.lock_thread, (thread_id,))
+            found = await cursor.fetchone()
+            duplicate = await self._duplicate(connection, request)
+            if duplicate is not None:
+                return duplicate
+            if found is None:
+                raise ThreadNotFoundError(thread_id)
+            last_seq, owner, generation, at = int(found[0]), found[1], int(found[2]), found[3]
+            if fence is not None and (owner != fence.owner or generation != fence.generation):
+                raise LeaseLostError(thread_id, fence.owner, fence.generation)
+            commit = await self._add(connection, thread_id, last_seq, records, at)
+            if revoke_lease and owner is not None:
+                owner, generation = None, generation + 1
+            await connection.execute(
+                q.update,
+                (
+                    last_seq + len(records),
+                    at,
+                    active,
+                    summary,
+                    owner,
+                    generation,
+                    owner,
+                    thread_id,
+                    self.channel,
+                ),
+            )
+            await self._remember(connection, request, at)
+            return commit
+
+        return await self._run(append)
+
+    async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
+        q = self._q
+
+        async def delete(connection: _Connection) -> Commit:
+            cursor = await connection.execute(q.lock_thread, (thread_id,))
+            found = await cursor.fetchone()
+            duplicate = await self._duplicate(connection, request)
+            if duplicate is not None:
+                return duplicate
+            if found is None:
+                raise ThreadNotFoundError(thread_id)
+            cursor = await connection.execute(q.delete, (thread_id, self.channel))
+            await cursor.fetchall()
+            await self._remember(connection, request, found[3])
+            return Commit(0, 0)
+
+        return await self._run(delete)
+
+    # -- leases ---------------------------------------------------------------------
+
+    async def claim(self, thread_id: str, owner: str, ttl: float) -> Lease | None:
+        q = self._q
+
+        async def claim(connection: _Connection) -> Lease | None:
+            cursor = await connection.execute(
+                q.claim, {"thread": thread_id, "owner": owner, "ttl": ttl}
+            )
+            taken = await cursor.fetchone()
+            if taken is not None:
+                return Lease(thread_id, owner, int(taken[0]), float(taken[1]))
+            cursor = await connection.execute(q.exists, (thread_id,))
+            if await cursor.fetchone() is None:
+                raise ThreadNotFoundError(thread_id)
+            return None
+
+        return await self._run(claim)
+
+    async def renew(self, lease: Lease, ttl: float) -> Lease:
+        q = self._q
+
+        async def renew(connection: _Connection) -> Lease:
+            cursor = await connection.execute(
+                q.renew, (ttl, lease.thread_id, lease.owner, lease.generation)
+            )
+            found = await cursor.fetchone()
+            if found is None:
+                raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
+            return Lease(lease.thread_id, lease.owner, lease.generation, float(found[0]))
+
+        return await self._run(renew)
+
+    async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
+        q = self._q
+
+        async def release(connection: _Connection) -> bool:
+            cursor = await connection.execute(
+                q.held, (lease.thread_id, lease.owner, lease.generation)
+            )
+            found = await cursor.fetchone()
+            if found is None:
+                return True
+            if if_last_seq is not None and int(found[0]) != if_last_seq:
+                return False
+            await connection.execute(q.release, (lease.thread_id,))
+            return True
+
+        return await self._run(release)
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def read(self, thread_id: str, *, after: int = 0, limit: int = 1000) -> list[Record]:
+        _check_limit(limit, self.max_page)
+        q = self._q
+
+        async def read(connection: _Connection) -> list[Record]:
+            cursor = await connection.execute(q.read, (thread_id, after, limit))
+            rows = await cursor.fetchall()
+            if not rows:
+                cursor = await connection.execute(q.exists, (thread_id,))
+                if await cursor.fetchone() is None:
+                    raise ThreadNotFoundError(thread_id)
+            return [Record(thread_id, int(s), k, d, float(a)) for s, k, d, a in rows]
+
+        return await self._run(read)
+
+    async def thread(self, thread_id: str) -> ThreadRow | None:
+        q = self._q
+
+        async def thread(connection: _Connection) -> ThreadRow | None:
+            cursor = await connection.execute(q.row, (thread_id,))
+            found = await cursor.fetchone()
+            return None if found is None else _row(found)
+
+        return await self._run(thread)
+
+    async def list_threads(
+        self,
+        *,
+        parent_id: str | None = None,
+        before: int | None = None,
+        limit: int = 100,
+    ) -> list[ThreadRow]:
+        _check_limit(limit, self.max_page)
+        q = self._q
+        last = 2**63 - 1 if before is None else before
+
+        async def list_threads(connection: _Connection) -> list[ThreadRow]:
+            if parent_id is None:
+                cursor = await connection.execute(q.top_level, (last, limit))
+            else:
+                cursor = await connection.execute(q.children, (parent_id, last, limit))
+            return [_row(values) for values in await cursor.fetchall()]
+
+        return await self._run(list_threads)
+
+    async def claimable(self, *, limit: int = 100) -> list[str]:
+        _check_limit(limit, self.max_page)
+        q = self._q
+
+        async def claimable(connection: _Connection) -> list[str]:
+            cursor = await connection.execute(q.claimable, (limit,))
+            return [row[0] for row in await cursor.fetchall()]
+
+        return await self._run(claimable)
+
+
+class _Queries:
+    """Every statement the store runs, composed once for its schema."""
+
+    def __init__(self, schema: sql.Identifier) -> None:
+        def q(text: str) -> sql.Composed:
+            return sql.SQL(text).format(s=schema, now=sql.SQL(_NOW), row=sql.SQL(_ROW))
+
+        self.now = q("SELECT {now}")
+        self.request = q("SELECT fingerprint, outcome FROM {s}.requests WHERE key = %s")
+        self.remember = q(
+            "INSERT INTO {s}.requests (key, fingerprint, outcome, at) VALUES (%s, %s, %s, %s)"
+        )
+        self.add = q(
+            "INSERT INTO {s}.records (thread_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)"
+        )
+        self.exists = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s")
+        self.share_thread = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s FOR SHARE")
+        # The clock is read after the row lock is held: the statement waits for the
+        # lock before it produces its row.
+        self.lock_thread = q(
+            "SELECT last_seq, owner, generation, {now} FROM {s}.threads "
+            "WHERE thread_id = %s FOR UPDATE"
+        )
+        self.create = q(
+            "WITH clock AS (SELECT {now} AS at) "
+            "INSERT INTO {s}.threads (thread_id, parent_id, created_at, updated_at, last_seq, "
+            "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
+            "RETURNING created_at, pg_notify(%s, thread_id)"
+        )
+        self.update = q(
+            "UPDATE {s}.threads SET last_seq = %s, updated_at = %s, "
+            "active = coalesce(%s, active), summary = coalesce(%s, summary), "
+            "owner = %s, generation = %s, "
+            "expires_at = CASE WHEN %s::text IS NULL THEN 0 ELSE expires_at END "
+            "WHERE thread_id = %s RETURNING pg_notify(%s, thread_id)"
+        )
+        self.delete = q(
+            "WITH RECURSIVE doomed(id) AS (SELECT %s::text UNION "
+            "SELECT t.thread_id FROM {s}.threads t JOIN doomed ON t.parent_id = doomed.id), "
+            "gone_records AS (DELETE FROM {s}.records WHERE thread_id IN "
+            "(SELECT id FROM doomed)) "
+            "DELETE FROM {s}.threads WHERE thread_id IN (SELECT id FROM doomed) "
+            "RETURNING pg_notify(%s, thread_id)"
+        )
+        # One statement: only a free, expired or own lease matches; the generation
+        # rises unless the unexpired holder claims again.
+        self.claim = q(
+            "WITH clock AS (SELECT {now} AS at) "
+            "UPDATE {s}.threads t SET "
+            "generation = CASE WHEN t.owner = %(owner)s AND t.expires_at > clock.at "
+            "THEN t.generation ELSE t.generation + 1 END, "
+            "owner = %(owner)s, expires_at = clock.at + %(ttl)s "
+            "FROM clock WHERE t.thread_id = %(thread)s "
+            "AND (t.owner IS NULL OR t.owner = %(owner)s OR t.expires_at <= clock.at) "
+            "RETURNING t.generation, t.expires_at"
+        )
+        self.renew = q(
+            "UPDATE {s}.threads SET expires_at = {now} + %s "
+            "WHERE thread_id = %s AND owner = %s AND generation = %s RETURNING expires_at"
+        )
+        self.held = q(
+            "SELECT last_seq FROM {s}.threads "
+            "WHERE thread_id = %s AND owner = %s AND generation = %s FOR UPDATE"
+        )
+        self.release = q("UPDATE {s}.threads SET owner = NULL, expires_at = 0 WHERE thread_id = %s")
+        self.read = q(
+            "SELECT seq, kind, data, at FROM {s}.records WHERE thread_id = %s AND seq > %s "
+            "ORDER BY seq LIMIT %s"
+        )
+        self.row = q("SELECT {row} FROM {s}.threads WHERE thread_id = %s")
+        self.top_level = q(
+            "SELECT {row} FROM {s}.threads WHERE parent_id IS NULL AND ordinal < %s "
+            "ORDER BY ordinal DESC LIMIT %s"
+        )
+        self.children = q(
+            "SELECT {row} FROM {s}.threads WHERE parent_id = %s AND ordinal < %s "
+            "ORDER BY ordinal DESC LIMIT %s"
+        )
+        self.claimable = q(
+            "SELECT thread_id FROM {s}.threads WHERE active "
+            "AND (owner IS NULL OR expires_at <= {now}) ORDER BY ordinal LIMIT %s"
+        )
