@@ -11,7 +11,7 @@ hosts therefore keep polling, only less often.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 import psycopg
@@ -30,7 +30,7 @@ CHECK_CLOSED_EVERY = 0.25
 _RETRY_FIRST, _RETRY_MOST = 0.1, 5.0
 
 
-async def listen(store: PostgresStore) -> AsyncIterator[str]:
+async def listen(store: PostgresStore) -> AsyncGenerator[str, None]:
     """Yield the thread ids committed to in `store`'s schema, by any host, until the
     store closes. Raises `StoreClosedError` when the store is not open at the start."""
     if not store.is_open:

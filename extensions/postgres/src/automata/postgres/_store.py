@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -213,10 +213,11 @@ class PostgresStore(ThreadStore):
 
         return await self._run(now)
 
-    def changes(self) -> AsyncIterator[str]:
+    def changes(self) -> AsyncGenerator[str, None]:
         """Thread ids as commits to them happen in any host on this schema, from a
         dedicated LISTEN connection that reconnects after a failure (ids committed
-        while it reconnects are missed). Ends when the store closes."""
+        while it reconnects are missed). Ends when the store closes; `aclose()` it (or
+        use `contextlib.aclosing`) to stop listening earlier."""
         return listen(self)
 
     @property
