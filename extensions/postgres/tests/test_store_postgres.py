@@ -16,7 +16,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from automata.postgres import SCHEMA_VERSION, PostgresStore
 from automata.postgres import _schema as schema_
-from automata.threads import StoreClosedError
+from automata.threads import StoreClosedError, ThreadNotFoundError
 from automata.threads.store import NewRecord, RequestClaim
 
 
@@ -220,5 +220,34 @@ async def test_a_cancelled_write_still_commits_whole(pg_server: str, schema: str
         kept = await store.read("t")
         assert len(kept) in (0, 200)
         assert (await store.thread("t")).last_seq == len(kept)  # type: ignore[union-attr]
+    finally:
+        await store.close()
+
+
+async def test_deleting_a_tree_while_its_threads_are_written_leaves_nothing_behind(
+    pg_server: str, schema: str
+) -> None:
+    store = PostgresStore(pg_server, schema=schema, max_size=8)
+    await store.open()
+    try:
+        for _ in range(5):
+            await store.create_thread("root", [])
+            await store.create_thread("child", [], parent_id="root")
+
+            async def write(thread_id: str) -> None:
+                with contextlib.suppress(ThreadNotFoundError):
+                    for n in range(5):
+                        await store.append(thread_id, [NewRecord("note", str(n))])
+
+            async def grow() -> None:
+                with contextlib.suppress(ThreadNotFoundError):
+                    await store.create_thread("grandchild", [], parent_id="child")
+
+            await asyncio.gather(write("child"), write("root"), grow(), store.delete_thread("root"))
+            assert await store.list_threads() == []
+            assert await store.thread("grandchild") is None
+            await store.create_thread("child", [NewRecord("note", "new")])
+            assert [r.data for r in await store.read("child")] == ["new"]
+            await store.delete_thread("child")
     finally:
         await store.close()

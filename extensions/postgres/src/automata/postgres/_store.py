@@ -114,6 +114,7 @@ class PostgresStore(ThreadStore):
         self._clock_offset = 0.0
         self._running: set[asyncio.Task[Any]] = set()
         self._q = _Queries(sql.Identifier(self.schema))
+        self._tree_lock = f"automata.threads.tree:{self.schema}"
 
     def __repr__(self) -> str:
         return f"PostgresStore(schema={self.schema!r})"
@@ -310,6 +311,7 @@ class PostgresStore(ThreadStore):
             if await cursor.fetchone() is not None:
                 raise ThreadExistsError(thread_id)
             if parent_id is not None:
+                await connection.execute(q.tree_shared, (self._tree_lock,))
                 cursor = await connection.execute(q.share_thread, (parent_id,))
                 if await cursor.fetchone() is None:
                     raise ThreadNotFoundError(parent_id)
@@ -376,6 +378,7 @@ class PostgresStore(ThreadStore):
         q = self._q
 
         async def delete(connection: _Connection) -> Commit:
+            await connection.execute(q.tree_exclusive, (self._tree_lock,))
             cursor = await connection.execute(q.lock_thread, (thread_id,))
             found = await cursor.fetchone()
             duplicate = await self._duplicate(connection, request)
@@ -383,7 +386,12 @@ class PostgresStore(ThreadStore):
                 return duplicate
             if found is None:
                 raise ThreadNotFoundError(thread_id)
-            cursor = await connection.execute(q.delete, (thread_id, self.channel))
+            # Lock the whole tree first; the deletes then run on a snapshot taken with
+            # every row locked, so no append to a doomed thread can slip past them.
+            cursor = await connection.execute(q.doomed, (thread_id,))
+            doomed = [row[0] for row in await cursor.fetchall()]
+            await connection.execute(q.delete_records, (doomed,))
+            cursor = await connection.execute(q.delete, (doomed, self.channel))
             await cursor.fetchall()
             await self._remember(connection, request, found[3])
             return Commit(0, 0)
@@ -515,7 +523,9 @@ class _Queries:
         )
         self.exists = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s")
         self.share_thread = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s FOR SHARE")
-        # The clock is read after the row lock is held: the statement waits for the
+        # The clock is read as the statement starts, perhaps before it waits for the
+        # lock: a record's time may precede the commit before it by that wait. Fencing
+        # never depends on it.
         # lock before it produces its row.
         self.lock_thread = q(
             "SELECT last_seq, owner, generation, {now} FROM {s}.threads "
@@ -534,16 +544,25 @@ class _Queries:
             "expires_at = CASE WHEN %s::text IS NULL THEN 0 ELSE expires_at END "
             "WHERE thread_id = %s RETURNING pg_notify(%s, thread_id)"
         )
-        self.delete = q(
+        self.doomed = q(
+            "SELECT thread_id FROM {s}.threads WHERE thread_id IN ("
             "WITH RECURSIVE doomed(id) AS (SELECT %s::text UNION "
-            "SELECT t.thread_id FROM {s}.threads t JOIN doomed ON t.parent_id = doomed.id), "
-            "gone_records AS (DELETE FROM {s}.records WHERE thread_id IN "
-            "(SELECT id FROM doomed)) "
-            "DELETE FROM {s}.threads WHERE thread_id IN (SELECT id FROM doomed) "
-            "RETURNING pg_notify(%s, thread_id)"
+            "SELECT t.thread_id FROM {s}.threads t JOIN doomed ON t.parent_id = doomed.id) "
+            "SELECT id FROM doomed) FOR UPDATE"
         )
+        self.delete_records = q("DELETE FROM {s}.records WHERE thread_id = ANY(%s)")
+        self.delete = q(
+            "DELETE FROM {s}.threads WHERE thread_id = ANY(%s) RETURNING pg_notify(%s, thread_id)"
+        )
+        # Taken shared by a create under a parent and exclusively by a delete, so a
+        # tree being deleted gains no child meanwhile.
+        self.tree_shared = q("SELECT pg_advisory_xact_lock_shared(hashtextextended(%s, 0))")
+        self.tree_exclusive = q("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))")
         # One statement: only a free, expired or own lease matches; the generation
-        # rises unless the unexpired holder claims again.
+        # rises unless the unexpired holder claims again. The clock is read as the
+        # statement starts: a claim that waited for the row lock judges with an earlier
+        # time, so it can only find a lease unexpired a moment longer and grant one a
+        # moment shorter, never the other way.
         self.claim = q(
             "WITH clock AS (SELECT {now} AS at) "
             "UPDATE {s}.threads t SET "
