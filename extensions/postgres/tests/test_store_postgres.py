@@ -251,3 +251,29 @@ async def test_deleting_a_tree_while_its_threads_are_written_leaves_nothing_behi
             await store.delete_thread("child")
     finally:
         await store.close()
+
+
+async def test_the_server_ends_a_stalled_transaction_of_the_stores_pool(
+    pg_server: str, schema: str
+) -> None:
+    """A host paused mid-transaction would hold its row locks; the server ends such a
+    transaction after `stalled_transaction_timeout`, and the other hosts go on."""
+    store = PostgresStore(pg_server, schema=schema, stalled_transaction_timeout=0.3)
+    await store.open()
+    try:
+        await store.create_thread("t", [])
+        pool = store._pool  # the store's own pool: stall one of its connections by hand
+        assert pool is not None
+        async with pool.connection() as stalled:
+            await stalled.execute("BEGIN")
+            await stalled.execute(
+                sql.SQL("SELECT 1 FROM {}.threads WHERE thread_id = 't' FOR UPDATE").format(
+                    sql.Identifier(schema)
+                )
+            )
+            async with asyncio.timeout(5):  # waits for the lock until the server ends it
+                assert await store.claim("t", "other-host", 30) is not None
+            with pytest.raises(psycopg.errors.IdleInTransactionSessionTimeout):
+                await stalled.execute("SELECT 1")
+    finally:
+        await store.close()

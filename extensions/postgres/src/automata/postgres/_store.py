@@ -57,7 +57,7 @@ from automata.threads.store import (
     ThreadStore,
 )
 
-__all__ = ["PostgresStore"]
+__all__ = ["DEFAULT_STALLED_TRANSACTION_TIMEOUT", "PostgresStore"]
 
 _T = TypeVar("_T")
 _Connection = AsyncConnection[TupleRow]
@@ -65,6 +65,9 @@ _Pool = AsyncConnectionPool[_Connection]
 _NOW = "extract(epoch FROM clock_timestamp())::float8"
 _ROW = "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary"
 _UNIQUE_RETRIES = 3
+DEFAULT_STALLED_TRANSACTION_TIMEOUT = 5.0
+"""Seconds the server lets a transaction of the store's own pool sit idle before ending
+it (rolling it back and releasing its locks)."""
 
 
 def _row(values: TupleRow) -> ThreadRow:
@@ -85,8 +88,12 @@ class PostgresStore(ThreadStore):
     `dsn_or_pool` is a connection string (the store then owns a pool of `min_size` to
     `max_size` connections, opened at `open` and closed at `close`) or an
     `AsyncConnectionPool` the host owns (the store uses it and never closes it; its
-    connections may be in autocommit mode or not). `schema` is the tenant's namespace:
-    stores on different schemas of one database share nothing. Use from one event loop.
+    connections may be in autocommit mode or not). A transaction of the store's own
+    pool that stalls mid-way (its process paused, its event loop blocked) is ended by
+    the server after `stalled_transaction_timeout` seconds, releasing its row locks;
+    give a pool of your own the same setting (`idle_in_transaction_session_timeout`).
+    `schema` is the tenant's namespace: stores on different schemas of one database
+    share nothing. Use from one event loop.
 
     The clock (`now`, lease expiry) is the database server's."""
 
@@ -97,6 +104,7 @@ class PostgresStore(ThreadStore):
         schema: str = schema_.DEFAULT_SCHEMA,
         min_size: int = 1,
         max_size: int = 10,
+        stalled_transaction_timeout: float = DEFAULT_STALLED_TRANSACTION_TIMEOUT,
     ) -> None:
         self.schema = schema_.check_schema_name(schema)
         self.channel = schema_.channel_for(schema)
@@ -108,13 +116,24 @@ class PostgresStore(ThreadStore):
         else:
             self._dsn = None
             self._given_pool = dsn_or_pool
+        if stalled_transaction_timeout <= 0:
+            raise ValueError(
+                f"stalled_transaction_timeout must be positive, got {stalled_transaction_timeout}"
+            )
         self.min_size, self.max_size = min_size, max_size
+        self.stalled_transaction_timeout = stalled_transaction_timeout
         self._pool: _Pool | None = None
         self._open = False
         self._clock_offset = 0.0
         self._running: set[asyncio.Task[Any]] = set()
         self._q = _Queries(sql.Identifier(self.schema))
         self._tree_lock = f"automata.threads.tree:{self.schema}"
+
+    async def _configure(self, connection: _Connection) -> None:
+        """Make the server end a transaction of ours that stalls (its process paused or
+        hung mid-transaction), so the row locks it holds do not stop other hosts."""
+        milliseconds = max(1, round(self.stalled_transaction_timeout * 1000))
+        await connection.execute(f"SET idle_in_transaction_session_timeout = {milliseconds}")
 
     def __repr__(self) -> str:
         return f"PostgresStore(schema={self.schema!r})"
@@ -164,6 +183,7 @@ class PostgresStore(ThreadStore):
                 min_size=self.min_size,
                 max_size=self.max_size,
                 kwargs={"autocommit": True},
+                configure=self._configure,
                 open=False,
                 name=f"automata-threads-{self.schema}",
             )
