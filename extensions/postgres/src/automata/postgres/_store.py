@@ -162,13 +162,20 @@ class PostgresStore(ThreadStore):
 
         task = asyncio.ensure_future(attempt())
         self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        task.add_done_callback(self._finished)
         try:
             return await asyncio.shield(task)
         except psycopg.Error as error:
             raise StoreError(
                 f"the PostgreSQL store on schema {self.schema!r} failed: {error}"
             ) from error
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        """Forget a finished call; its outcome is retrieved here too, as a caller that
+        was cancelled while it ran never asks for it."""
+        self._running.discard(task)
+        if not task.cancelled():
+            task.exception()
 
     # -- lifecycle ------------------------------------------------------------------
 
