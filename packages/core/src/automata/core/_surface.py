@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Generic, TypeVar, Unpack, overload
 
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
-from automata.core._errors import EventLoopRunningError
+from automata.core._errors import ArgumentTypeError, EventLoopRunningError
 from automata.core._iter import RunSteps
 from automata.core._result import RunResult
 from automata.core._runner import (
@@ -227,6 +227,7 @@ class RunSurface(ABC, Generic[DepsT]):
         *,
         output_type: None = None,
         deps: DepsT = ...,
+        invocation_id: str | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[str]: ...
 
@@ -237,6 +238,7 @@ class RunSurface(ABC, Generic[DepsT]):
         *,
         output_type: type[T],
         deps: DepsT = ...,
+        invocation_id: str | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[T]: ...
 
@@ -246,6 +248,7 @@ class RunSurface(ABC, Generic[DepsT]):
         *,
         output_type: type[Any] | None = None,
         deps: Any = None,
+        invocation_id: str | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[Any]:
         """Run `task` one committed step at a time: an async iterator (and async context
@@ -253,6 +256,9 @@ class RunSurface(ABC, Generic[DepsT]):
         `.messages`; `.result` holds the `RunResult` after the last step (see
         `RunSteps` and docs/loop.md). Takes the same arguments as `run`, checked here
         before anything runs; the run starts when the first step is asked for.
+        `invocation_id` names the run (`step.run.invocation_id`, `ToolContext`,
+        spans) instead of a fresh id, so a durable runtime that resumes a run keeps
+        its name; it must be a non-empty string.
 
             async with agent.iter("Plan the trip") as steps:
                 async for step in steps:
@@ -260,5 +266,12 @@ class RunSurface(ABC, Generic[DepsT]):
             print(steps.result.output)
         """
         plan, message = self._prepare("iter", task, output_type, per_run)
-        invocation_id = new_invocation_id()
-        return RunSteps(lambda: self._steps(plan, message, RunScope(), invocation_id, deps))
+        if invocation_id is None:
+            invocation_id = new_invocation_id()
+        elif not isinstance(invocation_id, str) or not invocation_id:
+            raise ArgumentTypeError(
+                f"{type(self).__name__}.iter() needs invocation_id to be a non-empty "
+                f"string, got {invocation_id!r}"
+            )
+        run_id = invocation_id
+        return RunSteps(lambda: self._steps(plan, message, RunScope(), run_id, deps))

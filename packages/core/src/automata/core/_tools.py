@@ -290,6 +290,11 @@ class FunctionTool:
     is_async: bool = field(default=False, repr=False)
     retries: int | None = None
     """How many times per run this tool may raise `ModelRetry` (None: the policy's)."""
+    idempotent: bool = False
+    """The tool declares that running one call twice has the effect of running it once
+    (it passes a stable key to the outside world, or it has no effect). A durable
+    runtime may re-run such a call whose outcome was lost; the loop itself never does
+    (L13). Other `Tool` implementations declare it with an `idempotent` attribute."""
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         try:
@@ -418,12 +423,17 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     retries: int | None = None,
+    idempotent: bool = False,
 ) -> FunctionTool: ...
 
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, retries: int | None = None
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    retries: int | None = None,
+    idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -434,6 +444,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     retries: int | None = None,
+    idempotent: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function: `@tool`, `@tool(name=...)` or `tool(fn, ...)`.
 
@@ -443,14 +454,17 @@ def tool(
     takes that model's fields as its arguments. A parameter annotated `ToolContext`
     receives the call's context. `retries` is how many times per run the tool may
     raise `ModelRetry` (None: the tool policy's; a policy's `per_tool` limits win).
-    Raises `ToolDefinitionError` for what cannot work, `ValueError` for negative
-    `retries`.
+    `idempotent=True` declares that running a call twice does no more than running it
+    once (see `FunctionTool.idempotent`); it changes nothing in the loop. Raises
+    `ToolDefinitionError` for what cannot work, `ValueError` for negative `retries`.
     """
     if retries is not None and retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
 
     def decorate(fn: Callable[..., Any]) -> FunctionTool:
         made = _build_function_tool(fn, name, description)
+        if idempotent:
+            made = replace(made, idempotent=True)
         return made if retries is None else replace(made, retries=retries)
 
     if function is None:

@@ -1,13 +1,22 @@
 """automata.threads: durable threads for automata agents.
 
 A conversation's journal is the only durable truth; it survives crashes, restarts and
-a second process. Depends only on automata-ai-core and the standard library.
+a second process. Depends only on automata-ai-core and the standard library. Open a
+`Host` on a store, get its `ThreadService`, and send: see docs/threads.md.
 """
 
 from __future__ import annotations
 
+from automata.threads._agents import (
+    AgentFactory,
+    AgentRequest,
+    idempotency_key,
+    thread_of,
+    turn_invocation_id,
+)
 from automata.threads._errors import (
     HostClosedError,
+    ItemNotFoundError,
     LeaseLostError,
     PageBoundError,
     RequestConflictError,
@@ -17,7 +26,10 @@ from automata.threads._errors import (
     ThreadExistsError,
     ThreadNotFoundError,
     ThreadsError,
+    ThreadStateError,
 )
+from automata.threads._host import Host
+from automata.threads._interactions import ApprovalGate, ask_user_tool, require_approval
 from automata.threads._maintenance import (
     MaintenanceReport,
     StoreInUseError,
@@ -25,14 +37,33 @@ from automata.threads._maintenance import (
     maintain_sqlite_sync,
 )
 from automata.threads._memory import MemoryStore
+from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
+from automata.threads._subthreads import child_thread_tool
+from automata.threads._view import (
+    HistoryEntry,
+    HistoryPage,
+    QueuedInput,
+    ThreadPage,
+    ThreadSummary,
+    ThreadView,
+    ViewItem,
+)
 
 __all__ = [
+    "AgentFactory",
+    "AgentRequest",
+    "ApprovalGate",
+    "HistoryEntry",
+    "HistoryPage",
+    "Host",
     "HostClosedError",
+    "ItemNotFoundError",
     "LeaseLostError",
     "MaintenanceReport",
     "MemoryStore",
     "PageBoundError",
+    "QueuedInput",
     "RequestConflictError",
     "SQLiteStore",
     "SchemaError",
@@ -41,7 +72,19 @@ __all__ = [
     "StoreInUseError",
     "ThreadExistsError",
     "ThreadNotFoundError",
+    "ThreadPage",
+    "ThreadService",
+    "ThreadStateError",
+    "ThreadSummary",
+    "ThreadView",
     "ThreadsError",
+    "ViewItem",
+    "ask_user_tool",
+    "child_thread_tool",
+    "idempotency_key",
     "maintain_sqlite",
     "maintain_sqlite_sync",
+    "require_approval",
+    "thread_of",
+    "turn_invocation_id",
 ]

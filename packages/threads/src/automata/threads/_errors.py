@@ -11,6 +11,7 @@ from automata.core import AutomataError
 
 __all__ = [
     "HostClosedError",
+    "ItemNotFoundError",
     "LeaseLostError",
     "PageBoundError",
     "RequestConflictError",
@@ -19,6 +20,7 @@ __all__ = [
     "StoreError",
     "ThreadExistsError",
     "ThreadNotFoundError",
+    "ThreadStateError",
     "ThreadsError",
 ]
 
@@ -88,3 +90,12 @@ class PageBoundError(ThreadsError, ValueError):
 
 class HostClosedError(ThreadsError):
     """The host is shutting down or shut down; it admits nothing more."""
+
+
+class ItemNotFoundError(ThreadsError, LookupError):
+    """The thread has no item (or queued input) with this id."""
+
+
+class ThreadStateError(ThreadsError):
+    """The thread is not in a state that allows this (retry with no failed turn, fork
+    at a call still running, ...). Nothing was committed."""

@@ -1,0 +1,112 @@
+"""Committed steps per second of durable threads, and their overhead over a plain run.
+
+Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100]
+
+Each thread runs one turn of a scripted conversation: N model steps that each call a
+tool, then the answer, so a turn commits 2N+1 steps (N model steps with calls, N tool
+batches, the answer), plus its input, start and end. With T threads at once on one
+SQLite file (a fresh file per size, WAL mode), the figure is committed steps per
+second of wall time, all threads together. Overhead: one such turn run durably (on
+SQLite, then on the in-memory store) against the same agent's `session.run` with
+nothing persisted, as a ratio of wall time (median of the rounds). Benchmarks
+measure; they never assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from contextlib import aclosing
+from pathlib import Path
+
+from automata.core import Agent, Message, tool
+from automata.core.testing import Reply, ScriptedProvider, tool_call, tool_calls
+from automata.threads import AgentRequest, Host, MemoryStore, SQLiteStore, ThreadService
+from automata.threads.store import ThreadStore
+
+
+def lookup(key: str) -> str:
+    """A cheap tool."""
+    return key.upper()
+
+
+LOOKUP = tool(lookup)
+
+
+def script(tools: int) -> list[Reply]:
+    replies: list[Reply] = [
+        tool_calls(tool_call(f"c{n}", "lookup", key=f"k{n}")) for n in range(tools)
+    ]
+    return [*replies, Message.assistant("done")]
+
+
+def agent_for(tools: int) -> Agent[None]:
+    return Agent(ScriptedProvider(script(tools)), system_prompt="bench", tools=[LOOKUP])
+
+
+async def settle(service: ThreadService, thread_id: str) -> None:
+    async with aclosing(service.subscribe(thread_id)) as views:
+        async for view in views:
+            if view.status != "running":
+                if view.status != "done":
+                    raise RuntimeError(f"thread {thread_id} ended {view.status}: {view.error}")
+                return
+
+
+async def durable_turns(store: ThreadStore, threads: int, tools: int) -> float:
+    """Seconds for `threads` threads to run one turn each, all at once."""
+
+    def factory(request: AgentRequest) -> Agent[None]:
+        return agent_for(tools)
+
+    host = await Host.open(store, poll_interval=0.01)
+    try:
+        service = host.thread_service(factory)
+        made = [await service.create(request_key=f"c{n}") for n in range(threads)]
+        started = time.perf_counter()
+        for n, thread in enumerate(made):
+            await service.send(thread.thread_id, "go", request_key=f"s{n}")
+        await asyncio.gather(*(settle(service, thread.thread_id) for thread in made))
+        return time.perf_counter() - started
+    finally:
+        await host.shutdown()
+
+
+async def plain_turn(tools: int) -> float:
+    session = agent_for(tools).session()
+    started = time.perf_counter()
+    await session.run("go")
+    return time.perf_counter() - started
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tools", type=int, default=5)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args()
+    steps_per_turn = 2 * options.tools + 1
+    with tempfile.TemporaryDirectory() as folder:
+        print(f"one turn = {steps_per_turn} committed steps")
+        for count in options.threads:
+            path = Path(folder) / f"steps-{count}.db"
+            seconds = await durable_turns(SQLiteStore(path), count, options.tools)
+            rate = count * steps_per_turn / seconds
+            print(f"SQLite, {count:>3} threads: {rate:8.0f} steps/s ({seconds:.2f} s)")
+        plain, sqlite, memory = [], [], []
+        for round_ in range(options.rounds):
+            plain.append(await plain_turn(options.tools))
+            path = Path(folder) / f"overhead-{round_}.db"
+            sqlite.append(await durable_turns(SQLiteStore(path), 1, options.tools))
+            memory.append(await durable_turns(MemoryStore(), 1, options.tools))
+        base = statistics.median(plain)
+        print(f"plain session run: {base * 1000:.1f} ms per turn")
+        print(f"durable on SQLite: {statistics.median(sqlite) / base:.1f}x")
+        print(f"durable in memory: {statistics.median(memory) / base:.1f}x")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

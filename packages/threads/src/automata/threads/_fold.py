@@ -1,0 +1,291 @@
+"""A thread's state, folded from its journal: the only way the service learns anything.
+
+`ThreadFold.apply` takes records in journal order; the fold is the same whether the
+records arrive one commit at a time (live) or all at once (a reload, another process),
+which is what makes views and ids identical in both cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from automata.core import Message, ToolResultBlock, ToolUseBlock, Usage
+from automata.threads._records import Decoded, message_from, turn_id_of, usage_from
+
+__all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState"]
+
+TurnPhase = Literal[
+    "queued", "running", "waiting", "done", "failed", "cancelled", "effect_outcome_unknown"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One transcript message, with the journal position it came from (`seq`) and its
+    turn (None for imported or forked messages)."""
+
+    seq: int
+    turn_id: str | None
+    message: Message
+
+
+@dataclass
+class TurnState:
+    """What the journal says about one turn."""
+
+    turn_id: str
+    seq: int
+    message: Message
+    supplemental: bool
+    request_key: str = ""
+    phase: TurnPhase = "queued"
+    run: int = 0
+    fingerprint: str = ""
+    surface: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    started: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.phase not in ("queued", "running", "waiting")
+
+
+@dataclass
+class CallState:
+    """One tool call: asked for at `seq` (block `block`), maybe dispatched, maybe
+    answered. Results and dispatches name a call by id and go to the latest call with
+    that id (the open one)."""
+
+    call: ToolUseBlock
+    turn_id: str | None
+    seq: int
+    block: int
+    dispatched: bool = False
+    result: ToolResultBlock | None = None
+
+
+@dataclass
+class InteractionState:
+    """A question to a person that parks a turn: an approval of a tool call, or an
+    `ask_user` question. `answer` is what the journal holds (`[redacted]` for a secret
+    answer); `approved` is set for an approval."""
+
+    interaction_id: str
+    seq: int
+    turn_id: str
+    kind: str
+    call: CallState
+    question: str
+    secret: bool
+    answered: bool = False
+    approved: bool | None = None
+    answer: str | None = None
+
+
+class ThreadFold:
+    """The state of one thread as of `last_seq`."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id
+        self.title = ""
+        self.parent_id: str | None = None
+        self.agent: str | None = None
+        self.last_seq = 0
+        self.entries: list[Entry] = []
+        self.turns: dict[str, TurnState] = {}
+        self.calls: dict[str, CallState] = {}
+        self.positions: dict[tuple[int, int], CallState] = {}
+        self.usage = Usage()
+        self.retry_keys: set[str] = set()
+        self.interactions: dict[str, InteractionState] = {}
+
+    # -- folding -------------------------------------------------------------------
+
+    def apply(self, record: Decoded) -> None:
+        """Fold one record in (records must come in journal order, each once)."""
+        if record.seq <= self.last_seq:
+            return
+        self.last_seq = record.seq
+        data = record.data
+        kind = record.kind
+        if kind == "created":
+            self.title = str(data.get("title") or "")
+            self.parent_id = data.get("parent_id")
+            self.agent = data.get("agent")
+        elif kind == "title":
+            self.title = str(data.get("title") or "")
+        elif kind == "message":
+            self._add_message(record.seq, data.get("turn"), message_from(data["message"]))
+        elif kind == "input":
+            turn_id = turn_id_of(record.seq)
+            self.turns[turn_id] = TurnState(
+                turn_id,
+                record.seq,
+                message_from(data["message"]),
+                bool(data.get("supplemental")),
+                str(data.get("request_key") or ""),
+            )
+        elif kind == "input_cancelled":
+            turn = self._turn(data)
+            if not turn.started:  # one that started first runs on (cancel stops it)
+                turn.phase = "cancelled"
+        elif kind == "turn_started":
+            turn = self._turn(data)
+            if turn.phase == "cancelled" and not turn.started:
+                return  # cancelled before a runner could start it
+            if not turn.started:
+                self.entries.append(Entry(turn.seq, turn.turn_id, turn.message))
+            turn.started = True
+            turn.phase = "running"
+            turn.run = int(data.get("run", 1))
+            turn.fingerprint = str(data.get("fingerprint", ""))
+            turn.surface = dict(data.get("surface") or {})
+            turn.error = None
+        elif kind == "step":
+            turn = self._turn(data)
+            self._add_message(record.seq, turn.turn_id, message_from(data["message"]))
+            usage = usage_from(data.get("usage"))
+            if usage is not None:
+                self.usage = self.usage + usage
+        elif kind == "dispatched":
+            call = self.calls.get(str(data["call"]))
+            if call is not None:
+                call.dispatched = True
+        elif kind == "results":
+            self._add_message(record.seq, data.get("turn"), message_from(data["message"]))
+        elif kind == "turn_ended":
+            turn = self._turn(data)
+            turn.phase = data["status"]
+            turn.error = data.get("error")
+        elif kind == "interaction":
+            turn = self._turn(data)
+            found = InteractionState(
+                f"interaction-{record.seq}",
+                record.seq,
+                turn.turn_id,
+                str(data["kind"]),
+                self.calls[str(data["call"])],
+                str(data.get("question") or ""),
+                bool(data.get("secret")),
+            )
+            self.interactions[found.interaction_id] = found
+            turn.phase = "waiting"
+        elif kind == "answer":
+            found = self.interactions[str(data["id"])]
+            if found.answered:
+                return  # the first answer stands
+            found.answered = True
+            found.approved = data.get("approved")
+            found.answer = data.get("answer")
+            turn = self.turns[found.turn_id]
+            if turn.phase == "waiting" and not self.pending_interactions(turn.turn_id):
+                turn.phase = "running"
+        elif kind == "retry":
+            self.retry_keys.add(str(data.get("request_key") or ""))
+            turn = self._turn(data)
+            turn.phase = "queued"
+            turn.error = None
+        # a kind this version does not know is kept in the journal and left out here
+
+    def _turn(self, data: dict[str, Any]) -> TurnState:
+        turn_id = str(data.get("turn"))
+        turn = self.turns.get(turn_id)
+        if turn is None:
+            raise KeyError(f"journal names unknown turn {turn_id!r}")
+        return turn
+
+    def _add_message(self, seq: int, turn_id: str | None, message: Message) -> None:
+        if message.role == "tool":
+            # a call answered twice (a cancel racing the run's own results) keeps its
+            # first result, so the transcript stays one the model accepts
+            kept = tuple(
+                block
+                for block in message.content
+                if not (
+                    isinstance(block, ToolResultBlock)
+                    and block.tool_use_id in self.calls
+                    and self.calls[block.tool_use_id].result is not None
+                )
+            )
+            if not kept:
+                return
+            if len(kept) != len(message.content):
+                message = Message(role="tool", content=kept)
+        self.entries.append(Entry(seq, turn_id, message))
+        for index, block in enumerate(message.content):
+            if isinstance(block, ToolUseBlock) and message.role == "assistant":
+                state = CallState(block, turn_id, seq, index)
+                self.calls[block.id] = self.positions[(seq, index)] = state
+            elif isinstance(block, ToolResultBlock):
+                call = self.calls.get(block.tool_use_id)
+                if call is not None:
+                    call.result = block
+
+    # -- reading -------------------------------------------------------------------
+
+    def pending_interactions(self, turn_id: str | None = None) -> list[InteractionState]:
+        """Unanswered interactions of turns still going (of `turn_id` when given)."""
+        return [
+            found
+            for found in self.interactions.values()
+            if not found.answered
+            and (turn_id is None or found.turn_id == turn_id)
+            and not self.turns[found.turn_id].finished
+        ]
+
+    def interaction_for(self, call: CallState) -> InteractionState | None:
+        """The interaction that gates `call`, if one does."""
+        for found in self.interactions.values():
+            if found.call is call:
+                return found
+        return None
+
+    @property
+    def transcript(self) -> list[Message]:
+        """The conversation as the model sees it (no system message)."""
+        return [entry.message for entry in self.entries]
+
+    @property
+    def current(self) -> TurnState | None:
+        """The turn that runs now or runs next: the first that has not finished."""
+        for turn in self.turns.values():
+            if not turn.finished:
+                return turn
+        return None
+
+    @property
+    def queue(self) -> list[TurnState]:
+        """Accepted inputs waiting behind the current turn, in order."""
+        waiting = [turn for turn in self.turns.values() if not turn.finished]
+        return waiting[1:]
+
+    @property
+    def last_turn(self) -> TurnState | None:
+        """The most recent turn that started (the one `retry` would run again)."""
+        started = [turn for turn in self.turns.values() if turn.started]
+        return started[-1] if started else None
+
+    def open_calls(self) -> list[CallState]:
+        """Calls of the transcript's last message that have no result yet, in order."""
+        if not self.entries:
+            return []
+        last = self.entries[-1].message
+        if last.role != "assistant":
+            return []
+        return [
+            self.calls[call.id]
+            for call in last.tool_calls
+            if call.id in self.calls and self.calls[call.id].result is None
+        ]
+
+    @property
+    def status(self) -> str:
+        """`running` while a turn runs or waits to run, `waiting` while it waits for a
+        person's answer, else how the last turn ended (`idle` for a thread that never
+        ran one)."""
+        current = self.current
+        if current is not None:
+            return "waiting" if current.phase == "waiting" else "running"
+        last = self.last_turn
+        return "idle" if last is None else last.phase

@@ -1,0 +1,248 @@
+"""`Host`: a store opened for durable threads, the runners it owns, and recovery.
+
+A host is opened once per process (or per store, in tests), hands out its thread
+service, runs each thread's turns in background tasks it owns, and resumes the turns
+other processes left behind: at open and then every `recovery_interval` seconds, it
+asks the store which active threads have no live lease and claims them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+from automata.threads._agents import AgentFactory
+from automata.threads._errors import HostClosedError, ThreadNotFoundError, ThreadsError
+from automata.threads._fold import ThreadFold
+from automata.threads._records import decode
+from automata.threads._runner import ThreadRunner
+from automata.threads.store import ProgressCallback, ThreadStore
+
+if TYPE_CHECKING:
+    from automata.threads._service import ThreadService
+
+__all__ = ["Host"]
+
+log = logging.getLogger("automata.threads")
+
+
+class Host:
+    """Durable threads on one store. Open with `await Host.open(store)`; get the
+    thread service with `host.thread_service(factory)`; end with `await
+    host.shutdown()`, after which every call raises `HostClosedError`.
+
+    `lease_ttl` is how long a runner's claim on a thread lasts without renewal (it
+    renews every third of it); `owner` names this host in leases (a random id per
+    host by default); `poll_interval` is how often subscriptions look for changes made
+    by other processes; `recovery_interval` how often the host looks for turns left
+    behind (default: half the lease ttl)."""
+
+    def __init__(
+        self,
+        store: ThreadStore,
+        *,
+        lease_ttl: float,
+        owner: str,
+        poll_interval: float,
+        recovery_interval: float,
+    ) -> None:
+        self.store = store
+        self.lease_ttl = lease_ttl
+        self.owner = owner
+        self.poll_interval = poll_interval
+        self.recovery_interval = recovery_interval
+        self._closing = False
+        self._closed = asyncio.Event()
+        self._folds: dict[str, ThreadFold] = {}
+        self._runners: dict[str, asyncio.Task[None]] = {}
+        self._wakes: dict[str, int] = {}
+        self._supplemental: dict[tuple[str, str], str] = {}
+        self._secrets: dict[tuple[str, str], str] = {}
+        self._changes: dict[str, int] = {}
+        self._changed = asyncio.Event()
+        self._list_version = 0
+        self._service: ThreadService | None = None
+        self._factory: AgentFactory | None = None
+        self._recovery: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        store: ThreadStore,
+        *,
+        progress: ProgressCallback | None = None,
+        lease_ttl: float = 30.0,
+        owner: str | None = None,
+        poll_interval: float = 1.0,
+        recovery_interval: float | None = None,
+    ) -> Host:
+        """Open `store` (migrating it when needed, telling `progress` each phase) and
+        return a host on it. Raises the store's `SchemaError` for a store it cannot
+        use; nothing is changed then."""
+        if lease_ttl <= 0:
+            raise ValueError(f"lease_ttl must be positive, got {lease_ttl}")
+        await store.open(progress)
+        return cls(
+            store,
+            lease_ttl=lease_ttl,
+            owner=owner or f"host-{uuid.uuid4().hex[:12]}",
+            poll_interval=poll_interval,
+            recovery_interval=recovery_interval or lease_ttl / 2,
+        )
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True from the moment `shutdown` starts."""
+        return self._closing
+
+    def admit(self) -> None:
+        """Raise `HostClosedError` once shutdown has started."""
+        if self._closing:
+            raise HostClosedError("the host is shut down; open a new one to go on")
+
+    def thread_service(self, agent_factory: AgentFactory) -> ThreadService:
+        """The host's thread service, whose turns run agents `agent_factory` gives.
+        Recovery of turns left behind starts now. A host has one factory: asking
+        again with another raises `ThreadsError`."""
+        from automata.threads._service import ThreadService
+
+        self.admit()
+        if self._service is not None:
+            if agent_factory is not self._factory:
+                raise ThreadsError("this host already has a thread service with another factory")
+            return self._service
+        self._factory = agent_factory
+        self._service = ThreadService(self)
+        self._recovery = asyncio.create_task(self._recover_forever())
+        return self._service
+
+    async def shutdown(self) -> None:
+        """Stop admitting calls, cancel the running turns (their leases are released,
+        so another process may resume them at once), wait for them, close the store.
+        Calling it again waits for the first call to finish."""
+        if self._closing:
+            await self._closed.wait()
+            return
+        self._closing = True
+        try:
+            tasks = list(self._runners.values())
+            if self._recovery is not None:
+                tasks.append(self._recovery)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.store.close()
+        finally:
+            self._closed.set()
+            self._changed.set()
+
+    # -- runners -------------------------------------------------------------------
+
+    def kick(self, thread_id: str) -> None:
+        """Make sure a runner looks at `thread_id` soon (started here when none is)."""
+        if self._closing or self._factory is None:
+            return
+        self._wakes[thread_id] = self._wakes.get(thread_id, 0) + 1
+        task = self._runners.get(thread_id)
+        if task is not None and not task.done() and not task.cancelling():
+            return
+        runner = ThreadRunner(
+            store=self.store,
+            thread_id=thread_id,
+            owner=self.owner,
+            ttl=self.lease_ttl,
+            factory=self._factory,
+            load=self.load,
+            notify=self.notify,
+            supplemental=lambda key: self._supplemental.pop((thread_id, key), None),
+            secret=lambda key: self._secrets.pop((thread_id, key), None),
+            woken=lambda: self._wakes.get(thread_id, 0),
+        )
+        task = asyncio.create_task(runner.run(), name=f"automata-thread-{thread_id}")
+        self._runners[thread_id] = task
+
+        def forget(done: asyncio.Task[None]) -> None:
+            if self._runners.get(thread_id) is done:
+                del self._runners[thread_id]
+            if not done.cancelled() and done.exception() is not None:
+                log.error("runner of thread %s failed", thread_id, exc_info=done.exception())
+
+        task.add_done_callback(forget)
+
+    def stop_runner(self, thread_id: str) -> None:
+        """Cancel this host's runner of `thread_id`, if it has one (without waiting)."""
+        task = self._runners.get(thread_id)
+        if task is not None:
+            task.cancel()
+
+    def remember_supplemental(self, thread_id: str, request_key: str, text: str) -> None:
+        """Keep a send's supplemental context in memory (never in the store) for the
+        runner of its turn, here."""
+        self._supplemental[(thread_id, request_key)] = text
+
+    def remember_secret(self, thread_id: str, interaction_id: str, answer: str) -> None:
+        """Keep a secret answer in memory (never in the store) until the runner of its
+        turn, here, hands it to the model once."""
+        self._secrets[(thread_id, interaction_id)] = answer
+
+    async def _recover_forever(self) -> None:
+        while True:
+            try:
+                for thread_id in await self.store.claimable(limit=100):
+                    self.kick(thread_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("looking for threads to recover failed")
+            await asyncio.sleep(self.recovery_interval)
+
+    # -- state ---------------------------------------------------------------------
+
+    async def load(self, thread_id: str) -> ThreadFold:
+        """The thread's folded state, brought up to the journal's end. Raises
+        `ThreadNotFoundError`."""
+        fold = self._folds.get(thread_id)
+        if fold is None:
+            fold = ThreadFold(thread_id)
+        page = self.store.max_page
+        while True:
+            records = await self.store.read(thread_id, after=fold.last_seq, limit=page)
+            for record in records:
+                fold.apply(decode(record))
+            if len(records) < page:
+                break
+        self._folds[thread_id] = fold
+        return fold
+
+    def forget(self, thread_id: str) -> None:
+        self._folds.pop(thread_id, None)
+
+    def notify(self, thread_id: str | None) -> None:
+        """Tell subscribers a thread (or, with None, the thread list) changed."""
+        if thread_id is not None:
+            self._changes[thread_id] = self._changes.get(thread_id, 0) + 1
+        self._list_version += 1
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def change_count(self, thread_id: str | None) -> int:
+        if thread_id is None:
+            return self._list_version
+        return self._changes.get(thread_id, 0)
+
+    async def wait_change(self, thread_id: str | None, seen: int) -> None:
+        """Wait until `thread_id` (None: any thread) changed in this process since
+        `seen`, the host closes, or `poll_interval` passes."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.poll_interval):
+                while not self._closing and self.change_count(thread_id) == seen:
+                    await self._changed.wait()
+
+    async def check_thread(self, thread_id: str) -> None:
+        if await self.store.thread(thread_id) is None:
+            raise ThreadNotFoundError(thread_id)

@@ -1,0 +1,127 @@
+"""The journal's record kinds and their JSON: what the thread service writes.
+
+Every record's `data` is a JSON object with `"v": 1` (the record format version) and
+the fields below. Messages are the core's `Message`, dumped as pydantic dumps them
+(JSON mode), so a journal holds the core's blocks exactly. A turn is named by the
+sequence number of the `input` record that asked for it (`turn-<seq>`), so its id is
+the same in every process and after every reload.
+
+Kinds (data fields besides `v`):
+
+- `created`: `title`, `parent_id`, `agent` (the name the factory is told, or null):
+  the thread's first record.
+- `title`: `title`.
+- `message`: `message`, `turn` (or null): a transcript message no step delivered: an
+  imported or forked one (no turn), or one a failed run committed after its last step.
+- `input`: `message` (a user message), `request_key` (the send's), `supplemental`
+  (whether the send carried supplemental context, which is never stored): a turn
+  asked for.
+- `input_cancelled`: `turn`: a queued input taken off the queue before it started.
+- `turn_started`: `turn`, `run` (1, then 2.. for each retry), `surface` (what the
+  agent looked like) and `fingerprint` (its hash).
+- `step`: `turn`, `message` (the assistant's), `usage` (or null), `stop_reason`.
+- `dispatched`: `turn`, `call` (a tool call id): committed before the call may run.
+- `results`: `turn`, `message` (the tool message answering the last step's calls).
+- `turn_ended`: `turn`, `status` (`done`, `failed`, `cancelled`,
+  `effect_outcome_unknown`), `error` (text, or null).
+- `interaction`: `turn`, `kind` (`approval` or `question`), `call` (the call it
+  gates or answers), `question`, `secret`: the turn waits for a person. Its id is
+  `interaction-<seq>`.
+- `answer`: `id` (the interaction's), `approved` (for an approval), `reason`, `answer`
+  (a question's answer; `[redacted]` for a secret one).
+- `retry`: `turn`, `request_key`: the failed turn runs again from where its
+  transcript stands.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from automata.core import Message, TranscriptError, Usage
+from automata.threads.store import NewRecord, Record
+
+__all__ = [
+    "FORMAT_VERSION",
+    "TurnStatus",
+    "decode",
+    "encode",
+    "message_data",
+    "message_from",
+    "turn_id_of",
+    "usage_from",
+]
+
+FORMAT_VERSION = 1
+"""The version every record this code writes carries as `v`, and the newest it reads."""
+
+TurnStatus = Literal["done", "failed", "cancelled", "effect_outcome_unknown"]
+"""How a turn ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A record read back: its place, kind and fields."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    at: float
+
+
+def encode(kind: str, /, **fields: Any) -> NewRecord:
+    """A record of `kind` with `fields`, as canonical JSON (sorted keys, no NaN)."""
+    try:
+        text = json.dumps(
+            {"v": FORMAT_VERSION, **fields},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+    except ValueError as exc:
+        raise TranscriptError(f"cannot journal a {kind} record: {exc}") from None
+    return NewRecord(kind, text)
+
+
+def decode(record: Record) -> Decoded:
+    """The fields of a committed record. Raises `TranscriptError` for a record written
+    by a newer format version or damaged; nothing is guessed."""
+    try:
+        data = json.loads(record.data)
+    except ValueError as exc:
+        raise TranscriptError(
+            f"journal record {record.seq} of thread {record.thread_id!r} is not JSON: {exc}"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("v"), int):
+        raise TranscriptError(
+            f"journal record {record.seq} of thread {record.thread_id!r} has no version"
+        )
+    if data["v"] > FORMAT_VERSION:
+        raise TranscriptError(
+            f"journal record {record.seq} of thread {record.thread_id!r} has format "
+            f"version {data['v']}; this code reads up to {FORMAT_VERSION}: upgrade "
+            "automata-ai-threads"
+        )
+    return Decoded(record.seq, record.kind, data, record.at)
+
+
+def message_data(message: Message) -> dict[str, Any]:
+    """A message as JSON-ready data."""
+    return message.model_dump(mode="json")
+
+
+def message_from(data: object) -> Message:
+    """The message `message_data` wrote."""
+    return Message.model_validate(data)
+
+
+def usage_from(data: object) -> Usage | None:
+    """The usage a `step` record holds, or None."""
+    return None if data is None else Usage.model_validate(data)
+
+
+def turn_id_of(seq: int) -> str:
+    """The id of the turn asked for by the `input` record at `seq`."""
+    return f"turn-{seq}"

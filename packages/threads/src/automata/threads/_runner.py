@@ -1,0 +1,369 @@
+"""One thread's runner: it holds the thread's lease and runs its turns, one step at a
+time, committing each step to the journal before the next one runs.
+
+The runner claims the lease, renews it every third of its time to live in a task of
+its own, and writes every record fenced by it. A write refused for a lost lease stops
+the runner (`LeaseLostError`, logged); nothing it did after that reaches the journal.
+When no turn is left it releases the lease only if the journal still ends where it
+last looked (`if_last_seq`), so an input that arrived meanwhile is never stranded.
+
+Per step (see docs/threads.md):
+- a `ModelStep` commits the assistant message and its usage, and, when it calls
+  tools, one `dispatched` record per call, before the run is let go on (the tools run
+  then);
+- a `ToolStep` commits the batch's results.
+A crash during a provider call therefore re-sends that call on recovery (model calls
+are at least once); a crash during a batch leaves dispatched calls without outcome,
+settled by `_recovery`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from automata.core import (
+    Agent,
+    Message,
+    ModelStep,
+    RunError,
+    TextBlock,
+    ToolResultBlock,
+    ToolStep,
+    ToolUseBlock,
+)
+from automata.threads._agents import (
+    AgentFactory,
+    AgentRequest,
+    make_agent,
+    supplemental_hook,
+    surface_of,
+    turn_invocation_id,
+)
+from automata.threads._errors import LeaseLostError, ThreadNotFoundError
+from automata.threads._fold import ThreadFold, TurnState
+from automata.threads._interactions import asks_for
+from automata.threads._records import encode, message_data
+from automata.threads._recovery import (
+    CANCELLED,
+    OUTCOME_UNKNOWN,
+    error_results,
+    is_idempotent,
+    rerun_calls,
+)
+from automata.threads.store import Lease, NewRecord, ThreadStore
+
+__all__ = ["ThreadRunner"]
+
+log = logging.getLogger("automata.threads")
+
+Loader = Callable[[str], Awaitable[ThreadFold]]
+
+
+class ThreadRunner:
+    """Runs a thread's pending turns under its lease; `run` returns when none is left,
+    the lease is lost, or another owner holds the thread."""
+
+    def __init__(
+        self,
+        *,
+        store: ThreadStore,
+        thread_id: str,
+        owner: str,
+        ttl: float,
+        factory: AgentFactory,
+        load: Loader,
+        notify: Callable[[str], None],
+        supplemental: Callable[[str], str | None],
+        secret: Callable[[str], str | None],
+        woken: Callable[[], int],
+    ) -> None:
+        self.store = store
+        self.thread_id = thread_id
+        self.owner = owner
+        self.ttl = ttl
+        self.factory = factory
+        self.load = load
+        self.notify = notify
+        self.supplemental = supplemental
+        self.secret = secret
+        self.woken = woken
+        self.lease: Lease | None = None
+        self.lost: LeaseLostError | None = None
+
+    async def run(self) -> None:
+        """Claim the thread and run its turns until none is left."""
+        try:
+            lease = await self.store.claim(self.thread_id, self.owner, self.ttl)
+        except ThreadNotFoundError:
+            return
+        if lease is None:
+            return  # another runner holds it; it will see what was added
+        self.lease = lease
+        main = asyncio.current_task()
+        assert main is not None
+        renewer = asyncio.create_task(self._renew(main))
+        released = False
+        try:
+            while True:
+                wake = self.woken()
+                fold = await self.load(self.thread_id)
+                turn = fold.current
+                if turn is not None and turn.phase != "waiting":
+                    await self._run_turn(fold, turn)
+                    continue
+                if await self.store.release(self.lease, if_last_seq=fold.last_seq):
+                    released = True
+                    if self.woken() == wake:
+                        return
+                    claimed = await self.store.claim(self.thread_id, self.owner, self.ttl)
+                    if claimed is None:
+                        return
+                    self.lease, released = claimed, False
+        except asyncio.CancelledError:
+            if self.lost is None:
+                raise
+            log.warning("%s", self.lost)
+        except LeaseLostError as lost:
+            self.lost = lost
+            log.warning("%s", lost)
+        except ThreadNotFoundError:
+            pass  # deleted while it ran
+        finally:
+            renewer.cancel()
+            if not released and self.lost is None:
+                try:
+                    await self.store.release(self.lease)
+                except Exception:  # the store may be closing; the lease expires anyway
+                    log.debug("could not release the lease on %s", self.thread_id)
+
+    async def _renew(self, main: asyncio.Task[Any]) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            assert self.lease is not None
+            try:
+                self.lease = await self.store.renew(self.lease, self.ttl)
+            except LeaseLostError as lost:
+                self.lost = lost
+                main.cancel()
+                return
+
+    async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> None:
+        assert self.lease is not None
+        await self.store.append(self.thread_id, records, fence=self.lease, active=active)
+        self.notify(self.thread_id)
+
+    async def _end(self, fold: ThreadFold, turn: TurnState, status: str, error: str | None) -> None:
+        queued = [t for t in fold.queue if t.turn_id != turn.turn_id]
+        record = encode("turn_ended", turn=turn.turn_id, status=status, error=error)
+        await self._append([record], active=bool(queued))
+
+    async def _run_turn(self, fold: ThreadFold, turn: TurnState) -> None:
+        request = AgentRequest(self.thread_id, fold.parent_id, turn.turn_id, fold.agent)
+        try:
+            agent = await make_agent(self.factory, request)
+        except Exception as exc:
+            await self._end(fold, turn, "failed", f"the agent factory failed: {exc}")
+            return
+        surface, fingerprint = surface_of(agent)
+        invocation_id = turn_invocation_id(self.thread_id, turn.turn_id)
+        task: Message | None
+        if not turn.started:
+            records = []
+            stray = fold.open_calls()
+            if stray:  # a cancelled turn's calls that no one answered
+                records.append(
+                    encode(
+                        "results",
+                        turn=stray[0].turn_id,
+                        message=message_data(error_results([c.call for c in stray], CANCELLED)),
+                    )
+                )
+            records.append(
+                encode(
+                    "turn_started",
+                    turn=turn.turn_id,
+                    run=1,
+                    surface=surface,
+                    fingerprint=fingerprint,
+                )
+            )
+            transcript = fold.transcript
+            if stray:
+                transcript.append(error_results([c.call for c in stray], CANCELLED))
+            await self._append(records, active=True)
+            fold = await self.load(self.thread_id)
+            if fold.turns[turn.turn_id].phase != "running":
+                return  # cancelled while it was being started
+            task = turn.message
+        else:
+            if fingerprint != turn.fingerprint:
+                await self._end(
+                    fold,
+                    turn,
+                    "failed",
+                    "the agent factory gave this turn an agent with another surface "
+                    f"({surface}) than the turn started with ({turn.surface}); "
+                    "a turn keeps its surface through retries and recovery",
+                )
+                return
+            if turn.phase == "queued":  # a retry
+                await self._append(
+                    [
+                        encode(
+                            "turn_started",
+                            turn=turn.turn_id,
+                            run=turn.run + 1,
+                            surface=surface,
+                            fingerprint=fingerprint,
+                        )
+                    ],
+                    active=True,
+                )
+            settled = await self._settle(fold, turn, agent, invocation_id)
+            if settled is None:
+                return
+            transcript = settled
+            task = None
+        await self._drive(fold, turn, agent, transcript, task, invocation_id)
+
+    async def _settle(
+        self, fold: ThreadFold, turn: TurnState, agent: Agent[Any], invocation_id: str
+    ) -> list[Message] | None:
+        """Give the calls a stopped or parked run left open an outcome: run idempotent
+        and approved ones, answer questions, deny what was denied, or end the turn
+        `effect_outcome_unknown`. The transcript to go on with, or None when the turn
+        ended."""
+        open_calls = fold.open_calls()
+        if not open_calls:
+            return fold.transcript
+        calls = [state.call for state in open_calls]
+        unsafe = [
+            state.call
+            for state in open_calls
+            if state.dispatched and not is_idempotent(agent, state.call.name)
+        ]
+        if unsafe:
+            results = error_results(calls, OUTCOME_UNKNOWN)
+            await self._append(
+                [encode("results", turn=turn.turn_id, message=message_data(results))]
+            )
+            names = ", ".join(f"{call.name} ({call.id})" for call in unsafe)
+            await self._end(
+                fold,
+                turn,
+                "effect_outcome_unknown",
+                f"the run stopped while {names} ran; the outcome is unknown and the "
+                "call was not replayed",
+            )
+            return None
+        journaled: dict[str, ToolResultBlock] = {}
+        live: dict[str, ToolResultBlock] = {}
+        to_run: list[ToolUseBlock] = []
+        for state in open_calls:
+            asked = fold.interaction_for(state)
+            call = state.call
+            if state.dispatched or asked is None or (asked.kind == "approval" and asked.approved):
+                to_run.append(call)
+            elif asked.kind == "approval":
+                journaled[call.id] = live[call.id] = _result(call, asked.answer or "denied", True)
+            else:
+                answer = asked.answer or ""
+                journaled[call.id] = _result(call, answer, False)
+                spoken = self.secret(asked.interaction_id) if asked.secret else None
+                live[call.id] = _result(call, answer if spoken is None else spoken, False)
+        if to_run:
+            await self._append(
+                [encode("dispatched", turn=turn.turn_id, call=call.id) for call in to_run]
+            )
+            ran = await rerun_calls(agent, to_run, invocation_id)
+            for block in ran.content:
+                if isinstance(block, ToolResultBlock):
+                    journaled[block.tool_use_id] = live[block.tool_use_id] = block
+        stored = Message(role="tool", content=tuple(journaled[call.id] for call in calls))
+        await self._append([encode("results", turn=turn.turn_id, message=message_data(stored))])
+        transcript = fold.transcript
+        transcript.append(Message(role="tool", content=tuple(live[call.id] for call in calls)))
+        return transcript
+
+    async def _drive(
+        self,
+        fold: ThreadFold,
+        turn: TurnState,
+        agent: Agent[Any],
+        transcript: list[Message],
+        task: Message | None,
+        invocation_id: str,
+    ) -> None:
+        extra = self.supplemental(turn.request_key)
+        hooks = () if extra is None else (supplemental_hook(extra),)
+        turn_id = turn.turn_id
+        journaled = 0
+        try:
+            session = agent.session(transcript)
+            journaled = len(session.messages) + (1 if task is not None else 0)
+            steps = session.iter(task, invocation_id=invocation_id, hooks=hooks)
+            async with steps:
+                async for step in steps:
+                    if isinstance(step, ModelStep):
+                        records = [
+                            encode(
+                                "step",
+                                turn=turn_id,
+                                message=message_data(step.message),
+                                usage=None
+                                if step.usage is None
+                                else step.usage.model_dump(mode="json"),
+                                stop_reason=step.stop_reason.value,
+                            )
+                        ]
+                        asks = asks_for(agent, step.tool_calls)
+                        if asks:  # park: the calls wait for a person's answer
+                            records += [
+                                encode(
+                                    "interaction",
+                                    turn=turn_id,
+                                    kind=ask.kind,
+                                    call=ask.call.id,
+                                    question=ask.question,
+                                    secret=ask.secret,
+                                )
+                                for ask in asks
+                            ]
+                            await self._append(records, active=False)
+                            return
+                        records += [
+                            encode("dispatched", turn=turn_id, call=call.id)
+                            for call in step.tool_calls
+                        ]
+                    elif isinstance(step, ToolStep):
+                        records = [
+                            encode("results", turn=turn_id, message=message_data(step.results))
+                        ]
+                    await self._append(records)
+                    journaled = step.length
+        except (asyncio.CancelledError, LeaseLostError):
+            raise
+        except Exception as error:
+            # every error a run raises carries the run so far (core rule L9); what it
+            # committed after its last step is journaled before the turn ends
+            partial = getattr(error, "result", None)
+            messages = getattr(partial, "messages", None) or []
+            late = [
+                encode("message", turn=turn_id, message=message_data(message))
+                for message in messages[journaled:]
+            ]
+            if late:
+                await self._append(late)
+            fold = await self.load(self.thread_id)
+            text = str(error) if isinstance(error, RunError) else f"{type(error).__name__}: {error}"
+            await self._end(fold, turn, "failed", text)
+            return
+        fold = await self.load(self.thread_id)
+        await self._end(fold, turn, "done", None)
+
+
+def _result(call: ToolUseBlock, text: str, is_error: bool) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=is_error)

@@ -1,0 +1,534 @@
+"""`ThreadService`: the one way a host reads and changes threads.
+
+Every mutation takes a caller-chosen `request_key`. The key and a fingerprint of the
+call's input are committed in the same transaction as the mutation's records (store
+rule S3): the same key with the same input again commits nothing, calls no model and
+no tool, and answers from what is committed; the same key with other input raises
+`RequestConflictError`. Keys are global to the store: use a new key for each new
+request (a UUID the client sends with its HTTP request, say).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
+from automata.threads._errors import (
+    ItemNotFoundError,
+    PageBoundError,
+    StoreClosedError,
+    ThreadNotFoundError,
+    ThreadStateError,
+)
+from automata.threads._fold import ThreadFold
+from automata.threads._interactions import REDACTED
+from automata.threads._records import encode, message_data
+from automata.threads._recovery import CANCELLED, error_results
+from automata.threads._view import (
+    HistoryEntry,
+    HistoryPage,
+    ThreadPage,
+    ThreadSummary,
+    ThreadView,
+    build_view,
+)
+from automata.threads.store import NewRecord, RequestClaim, ThreadRow
+
+if TYPE_CHECKING:
+    from automata.threads._host import Host
+
+__all__ = ["ThreadService"]
+
+_MAX_TITLE = 500
+
+
+def _claim(op: str, key: str, outcome: str = "", **inputs: Any) -> RequestClaim:
+    if not isinstance(key, str) or not key:
+        raise InvalidArgumentError(f"{op} needs a request_key: a non-empty string")
+    canonical = json.dumps(
+        {"op": op, **inputs}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return RequestClaim(key, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), outcome)
+
+
+def _summary(title: str) -> str:
+    return json.dumps({"v": 1, "title": title}, ensure_ascii=False)
+
+
+def _title_of(row: ThreadRow) -> str:
+    try:
+        data = json.loads(row.summary)
+    except ValueError:
+        return ""
+    return str(data.get("title", "")) if isinstance(data, dict) else ""
+
+
+def _check_title(title: str) -> str:
+    if not isinstance(title, str) or len(title) > _MAX_TITLE:
+        raise InvalidArgumentError(f"a title is a string of at most {_MAX_TITLE} characters")
+    return title
+
+
+def _user_message(message: str | Message) -> Message:
+    if isinstance(message, str):
+        if not message.strip():
+            raise InvalidArgumentError("send() got an empty message")
+        return Message.user(message)
+    if not isinstance(message, Message) or message.role != "user" or not message.content:
+        raise InvalidArgumentError("send() needs a string or a non-empty user Message")
+    return message
+
+
+def _check_transcript(messages: Sequence[Message]) -> list[Message]:
+    checked = list(messages)
+    open_calls: set[str] = set()
+    for index, message in enumerate(checked):
+        if not isinstance(message, Message):
+            raise InvalidArgumentError(f"transcript item {index} is not a Message")
+        if message.role == "system":
+            raise InvalidArgumentError(
+                f"transcript item {index} is a system message; a thread's system prompt "
+                "comes from its agent, so import the conversation without it"
+            )
+        for block in message.content:
+            if isinstance(block, ToolUseBlock) and message.role == "assistant":
+                open_calls.add(block.id)
+            elif isinstance(block, ToolResultBlock):
+                open_calls.discard(block.tool_use_id)
+    if open_calls:
+        raise InvalidArgumentError(
+            f"tool call {sorted(open_calls)[0]!r} has no result; import a transcript "
+            "whose every call has its result"
+        )
+    return checked
+
+
+def _new_thread_id() -> str:
+    return "th_" + uuid.uuid4().hex
+
+
+class ThreadService:
+    """Threads on a host: create, list, view, history, title, fork, import, delete;
+    send, cancel, cancel a queued input, retry; subscribe. Get it from
+    `host.thread_service(factory)`. Every method raises `HostClosedError` once the
+    host shuts down, and `ThreadNotFoundError` for an unknown thread."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    @property
+    def _store(self) -> Any:
+        return self._host.store
+
+    async def _view(self, thread_id: str) -> ThreadView:
+        return build_view(await self._host.load(thread_id))
+
+    # -- threads -------------------------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        request_key: str,
+        title: str = "",
+        parent_id: str | None = None,
+        agent: str | None = None,
+    ) -> ThreadView:
+        """A new, empty thread (a child of `parent_id` when given). `agent` is a name
+        the agent factory is told for every turn of the thread (`AgentRequest.agent`),
+        so it can run a particular agent there."""
+        self._host.admit()
+        return await self._create(
+            "create",
+            request_key,
+            [],
+            title=_check_title(title),
+            parent_id=parent_id,
+            agent=agent,
+        )
+
+    async def _create(
+        self,
+        op: str,
+        request_key: str,
+        messages: Sequence[Message],
+        *,
+        title: str,
+        parent_id: str | None,
+        agent: str | None = None,
+        **inputs: Any,
+    ) -> ThreadView:
+        thread_id = _new_thread_id()
+        claim = _claim(
+            op,
+            request_key,
+            json.dumps({"thread_id": thread_id}),
+            title=title,
+            parent_id=parent_id,
+            agent=agent,
+            **inputs,
+        )
+        records = [encode("created", title=title, parent_id=parent_id, agent=agent)]
+        records += [encode("message", turn=None, message=message_data(m)) for m in messages]
+        commit = await self._store.create_thread(
+            thread_id, records, parent_id=parent_id, summary=_summary(title), request=claim
+        )
+        if commit.duplicate:
+            thread_id = json.loads(commit.outcome)["thread_id"]
+        else:
+            self._host.notify(None)
+        return await self._view(thread_id)
+
+    async def import_transcript(
+        self,
+        messages: Sequence[Message],
+        *,
+        request_key: str,
+        title: str = "",
+        parent_id: str | None = None,
+    ) -> ThreadView:
+        """A new thread holding an existing conversation (core `Message`s, no system
+        message, every tool call with its result), ready for the next `send`."""
+        self._host.admit()
+        checked = _check_transcript(messages)
+        return await self._create(
+            "import",
+            request_key,
+            checked,
+            title=_check_title(title),
+            parent_id=parent_id,
+            transcript=[message_data(m) for m in checked],
+        )
+
+    async def fork(
+        self, thread_id: str, item_id: str, *, request_key: str, title: str | None = None
+    ) -> ThreadView:
+        """A new thread holding `thread_id`'s transcript up to the item `item_id` (with
+        the results of the calls that message made). Raises `ItemNotFoundError`, and
+        `ThreadStateError` for a message whose calls have no results yet."""
+        self._host.admit()
+        fold = await self._host.load(thread_id)
+        cut = _cut(fold, item_id)
+        name = _check_title(fold.title if title is None else title)
+        return await self._create(
+            "fork", request_key, cut, title=name, parent_id=None, source=thread_id, item=item_id
+        )
+
+    async def delete(self, thread_id: str, *, request_key: str) -> None:
+        """Delete a thread with its journal and its child threads; a running turn is
+        stopped."""
+        self._host.admit()
+        claim = _claim("delete", request_key, thread_id=thread_id)
+        commit = await self._store.delete_thread(thread_id, request=claim)
+        if not commit.duplicate:
+            self._host.stop_runner(thread_id)
+            self._host.forget(thread_id)
+            self._host.notify(thread_id)
+
+    async def set_title(self, thread_id: str, title: str, *, request_key: str) -> ThreadView:
+        """Rename a thread."""
+        self._host.admit()
+        title = _check_title(title)
+        claim = _claim("set_title", request_key, thread_id=thread_id, title=title)
+        commit = await self._store.append(
+            thread_id, [encode("title", title=title)], request=claim, summary=_summary(title)
+        )
+        if not commit.duplicate:
+            self._host.notify(thread_id)
+        return await self._view(thread_id)
+
+    async def list(
+        self, *, parent_id: str | None = None, before: int | None = None, limit: int = 50
+    ) -> ThreadPage:
+        """Threads newest first: top-level ones, or the children of `parent_id`.
+        `limit` is from 1 to the store's `max_page` (else `PageBoundError`)."""
+        self._host.admit()
+        bound = self._store.max_page
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= bound:
+            raise PageBoundError(f"limit must be an int from 1 to {bound}, got {limit!r}")
+        ask = limit + 1 if limit < bound else limit
+        rows = await self._store.list_threads(parent_id=parent_id, before=before, limit=ask)
+        more = len(rows) > limit or (ask == limit and len(rows) == limit)
+        rows = rows[:limit]
+        threads = tuple(
+            ThreadSummary(
+                thread_id=row.thread_id,
+                parent_id=row.parent_id,
+                title=_title_of(row),
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+                active=row.active,
+                ordinal=row.ordinal,
+            )
+            for row in rows
+        )
+        return ThreadPage(threads, rows[-1].ordinal if more and rows else None)
+
+    async def view(self, thread_id: str) -> ThreadView:
+        """The thread's current view, derived from its journal."""
+        self._host.admit()
+        return await self._view(thread_id)
+
+    async def history(self, thread_id: str, *, after: int = 0, limit: int = 100) -> HistoryPage:
+        """Transcript messages from index `after` on, at most `limit` (1 to the
+        store's `max_page`); `after` past the transcript's end raises
+        `PageBoundError`, as does a bad `limit`."""
+        self._host.admit()
+        bound = self._store.max_page
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= bound:
+            raise PageBoundError(f"limit must be an int from 1 to {bound}, got {limit!r}")
+        fold = await self._host.load(thread_id)
+        total = len(fold.entries)
+        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= total:
+            raise PageBoundError(f"after must be an int from 0 to {total}, got {after!r}")
+        chosen = fold.entries[after : after + limit]
+        entries = tuple(
+            HistoryEntry(after + offset, entry.turn_id, entry.message)
+            for offset, entry in enumerate(chosen)
+        )
+        end = after + len(entries)
+        return HistoryPage(entries, end if end < total else None)
+
+    # -- turns ---------------------------------------------------------------------
+
+    async def send(
+        self,
+        thread_id: str,
+        message: str | Message,
+        *,
+        request_key: str,
+        supplemental: str | None = None,
+    ) -> ThreadView:
+        """Accept a user message: it is committed before any model call, and the view
+        is returned at once while the turn runs in the background (queued behind the
+        running turn, if one runs). `supplemental` is shown to the model with this
+        turn's message in every request of the turn, in this process, and never
+        stored."""
+        self._host.admit()
+        user = _user_message(message)
+        extra = None if supplemental is None else hashlib.sha256(supplemental.encode()).hexdigest()
+        claim = _claim(
+            "send", request_key, thread_id=thread_id, message=message_data(user), extra=extra
+        )
+        if supplemental is not None:
+            self._host.remember_supplemental(thread_id, request_key, supplemental)
+        record = encode(
+            "input",
+            message=message_data(user),
+            request_key=request_key,
+            supplemental=supplemental is not None,
+        )
+        commit = await self._store.append(thread_id, [record], request=claim, active=True)
+        if not commit.duplicate:
+            self._host.notify(thread_id)
+        self._host.kick(thread_id)
+        return await self._view(thread_id)
+
+    async def cancel(self, thread_id: str, *, request_key: str) -> ThreadView:
+        """Cancel the running turn. Before it returns, the turn is committed as
+        cancelled (every call without an outcome gets the error result `cancelled`)
+        and the runner's lease is revoked, so nothing the cancelled run does later
+        reaches the journal. Cancelling an idle thread commits nothing else; queued
+        inputs stay queued and run next."""
+        self._host.admit()
+        fold = await self._host.load(thread_id)
+        turn = fold.current
+        records: list[NewRecord] = []
+        if turn is not None and turn.started:
+            open_calls = [state.call for state in fold.open_calls()]
+            if open_calls:
+                results = error_results(open_calls, CANCELLED)
+                records.append(encode("results", turn=turn.turn_id, message=message_data(results)))
+            records.append(
+                encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
+            )
+        elif turn is not None:  # ends it even if a runner starts it meanwhile
+            records.append(
+                encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
+            )
+        queued = list(fold.queue)
+        claim = _claim("cancel", request_key, thread_id=thread_id)
+        commit = await self._store.append(
+            thread_id,
+            records,
+            request=claim,
+            revoke_lease=turn is not None,
+            active=bool(queued),
+        )
+        if not commit.duplicate and turn is not None:
+            self._host.stop_runner(thread_id)
+            self._host.notify(thread_id)
+            if queued:
+                self._host.kick(thread_id)
+        return await self._view(thread_id)
+
+    async def cancel_queued(self, thread_id: str, turn_id: str, *, request_key: str) -> ThreadView:
+        """Take a queued input (a `QueuedInput.turn_id` of the view) off the queue.
+        Raises `ItemNotFoundError` for an unknown one and `ThreadStateError` for one
+        that has started (cancel it with `cancel`)."""
+        self._host.admit()
+        claim = _claim("cancel_queued", request_key, thread_id=thread_id, turn=turn_id)
+        fold = await self._host.load(thread_id)
+        turn = fold.turns.get(turn_id)
+        if turn is None:
+            raise ItemNotFoundError(f"thread {thread_id!r} has no input {turn_id!r}")
+        records: list[NewRecord] = []
+        if turn.started and not turn.finished:
+            raise ThreadStateError(f"input {turn_id!r} has started; use cancel() to stop it")
+        if turn.phase == "queued":
+            records.append(encode("input_cancelled", turn=turn_id))
+        commit = await self._store.append(thread_id, records, request=claim)
+        if not commit.duplicate:
+            self._host.notify(thread_id)
+        return await self._view(thread_id)
+
+    async def respond(
+        self,
+        thread_id: str,
+        interaction_id: str,
+        answer: bool | str,
+        *,
+        request_key: str,
+        reason: str = "",
+    ) -> ThreadView:
+        """Answer a pending interaction (an `interaction` item's `interaction_id`): an
+        approval takes True or False (with an optional `reason` the model sees), a
+        question takes the answer's text. The answer is committed, then a runner
+        resumes the turn, in this process or any other. Answering an interaction that
+        is answered already (or whose turn ended) changes nothing. Raises
+        `ItemNotFoundError` for an unknown interaction, `InvalidArgumentError` for an
+        answer of the wrong kind."""
+        self._host.admit()
+        fold = await self._host.load(thread_id)
+        asked = fold.interactions.get(interaction_id)
+        if asked is None:
+            raise ItemNotFoundError(f"thread {thread_id!r} has no interaction {interaction_id!r}")
+        approval = asked.kind == "approval"
+        if approval and not isinstance(answer, bool):
+            raise InvalidArgumentError("an approval is answered with True or False")
+        if not approval and not isinstance(answer, str):
+            raise InvalidArgumentError("a question is answered with text")
+        if approval:
+            stored = "approved" if answer else f"denied: {reason or 'denied'}"
+            given: object = stored
+        else:
+            stored = REDACTED if asked.secret else str(answer)
+            given = "<secret>" if asked.secret else stored
+        claim = _claim(
+            "respond", request_key, thread_id=thread_id, interaction=interaction_id, answer=given
+        )
+        records: list[NewRecord] = []
+        open_turn = not fold.turns[asked.turn_id].finished
+        if not asked.answered and open_turn:
+            records.append(
+                encode(
+                    "answer",
+                    id=interaction_id,
+                    approved=answer if approval else None,
+                    answer=stored,
+                )
+            )
+            if asked.secret and isinstance(answer, str):
+                self._host.remember_secret(thread_id, interaction_id, answer)
+        commit = await self._store.append(
+            thread_id, records, request=claim, active=True if records else None
+        )
+        if not commit.duplicate and records:
+            self._host.notify(thread_id)
+            self._host.kick(thread_id)
+        return await self._view(thread_id)
+
+    async def retry(self, thread_id: str, *, request_key: str) -> ThreadView:
+        """Run the last turn again when it failed (`failed` or
+        `effect_outcome_unknown`): from where its transcript stands, with the agent
+        surface it started with. Raises `ThreadStateError` otherwise."""
+        self._host.admit()
+        claim = _claim("retry", request_key, thread_id=thread_id)
+        fold = await self._host.load(thread_id)
+        last = fold.last_turn
+        failed = ("failed", "effect_outcome_unknown")
+        if fold.current is None and last is not None and last.phase in failed:
+            record = encode("retry", turn=last.turn_id, request_key=request_key)
+            commit = await self._store.append(thread_id, [record], request=claim, active=True)
+            if not commit.duplicate:
+                self._host.notify(thread_id)
+            self._host.kick(thread_id)
+        elif request_key not in fold.retry_keys:
+            raise ThreadStateError(f"thread {thread_id!r} has no failed turn to retry")
+        return await self._view(thread_id)
+
+    # -- live updates --------------------------------------------------------------
+
+    async def subscribe(self, thread_id: str) -> AsyncGenerator[ThreadView, None]:
+        """The thread's view now, then each time it changes (changes made here are
+        seen at once, those of other processes within the host's `poll_interval`).
+        Ends when the thread is deleted or the host shuts down; `aclose()` it (or use
+        `contextlib.aclosing`) to stop early."""
+        self._host.admit()
+        seen = self._host.change_count(thread_id)
+        view = await self._view(thread_id)
+        yield view
+        version = view.version
+        while True:
+            await self._host.wait_change(thread_id, seen)
+            if self._host.closed:
+                return
+            seen = self._host.change_count(thread_id)
+            try:
+                row = await self._store.thread(thread_id)
+                if row is None:
+                    return
+                if row.last_seq == version:
+                    continue
+                view = await self._view(thread_id)
+            except (StoreClosedError, ThreadNotFoundError):
+                return
+            version = view.version
+            yield view
+
+    async def subscribe_threads(
+        self, *, parent_id: str | None = None, limit: int = 50
+    ) -> AsyncGenerator[ThreadPage, None]:
+        """The first page of the thread list now, then each time it changes. Ends when
+        the host shuts down."""
+        self._host.admit()
+        seen = self._host.change_count(None)
+        page = await self.list(parent_id=parent_id, limit=limit)
+        yield page
+        while True:
+            await self._host.wait_change(None, seen)
+            if self._host.closed:
+                return
+            seen = self._host.change_count(None)
+            try:
+                latest = await self.list(parent_id=parent_id, limit=limit)
+            except StoreClosedError:
+                return
+            if latest != page:
+                page = latest
+                yield page
+
+
+def _cut(fold: ThreadFold, item_id: str) -> list[Message]:
+    """The transcript up to the message holding `item_id`, with the results of the
+    calls that message made."""
+    try:
+        seq = int(item_id.split(".", 1)[0])
+    except ValueError:
+        raise ItemNotFoundError(f"no item {item_id!r} in thread {fold.thread_id!r}") from None
+    positions = [index for index, entry in enumerate(fold.entries) if entry.seq == seq]
+    if not positions:
+        raise ItemNotFoundError(f"no item {item_id!r} in thread {fold.thread_id!r}")
+    index = positions[0]
+    cut = [entry.message for entry in fold.entries[: index + 1]]
+    if cut[-1].tool_calls:
+        following = fold.entries[index + 1 : index + 2]
+        if not following or following[0].message.role != "tool":
+            raise ThreadStateError(
+                f"item {item_id!r} belongs to a message whose calls have no results yet"
+            )
+        cut.append(following[0].message)
+    return cut

@@ -1,0 +1,216 @@
+"""What a host shows: a thread's current view, its history and the thread list.
+
+Everything here is derived from the journal by `ThreadFold`; nothing is stored that
+could disagree with it. Item ids are journal positions (`<seq>.<block>`), so an item
+has the same id and ordinal live and after a reload, in any process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from automata.core import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.threads._fold import Entry, ThreadFold
+
+__all__ = [
+    "HistoryEntry",
+    "HistoryPage",
+    "ItemKind",
+    "ItemStatus",
+    "QueuedInput",
+    "ThreadPage",
+    "ThreadSummary",
+    "ThreadView",
+    "ViewItem",
+    "build_view",
+]
+
+ItemKind = Literal["user", "thinking", "assistant", "tool_call", "interaction"]
+ItemStatus = Literal["pending", "running", "done", "error", "answered", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ViewItem:
+    """One renderable item. `id` is stable (`<journal seq>.<block index>`) and
+    `ordinal` is its place in the view; both are the same live and after a reload.
+
+    `text` is the user's or the model's text (or thinking); a `tool_call` item has
+    `tool_name`, `tool_input`, `call_id`, `status` (`pending`: asked for, not yet
+    dispatched; `running`: dispatched, no outcome yet; `done` or `error`) and, once it
+    has one, `result` (the result's text). An `interaction` item (right after the call
+    it gates or answers) asks a person: `interaction_id` is what `respond` takes,
+    `interaction_kind` is `approval` or `question`, `text` the question, `status`
+    `pending`, `answered` or `closed` (its turn ended unanswered), `result` the answer
+    (`[redacted]` for a secret one)."""
+
+    id: str
+    ordinal: int
+    kind: ItemKind
+    turn_id: str | None
+    text: str = ""
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
+    call_id: str | None = None
+    status: ItemStatus | None = None
+    result: str | None = None
+    interaction_id: str | None = None
+    interaction_kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedInput:
+    """An accepted input waiting behind the running turn; `cancel_queued` takes it off."""
+
+    turn_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    """A thread as it stands at journal position `version` (its `last_seq`).
+
+    `status` is `running` while a turn runs or waits to run, `waiting` while it waits
+    for a person (see the `interaction` items), else how the last turn
+    ended (`done`, `failed`, `cancelled`, `effect_outcome_unknown`) or `idle`. `error`
+    is the last turn's error text. `usage` totals every committed model step."""
+
+    thread_id: str
+    parent_id: str | None
+    title: str
+    status: str
+    items: tuple[ViewItem, ...]
+    queue: tuple[QueuedInput, ...]
+    usage: Usage
+    version: int
+    current_turn: str | None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
+        data = asdict(self)
+        data["usage"] = self.usage.model_dump(mode="json")
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One transcript message at `index` (0 for the first), with its turn."""
+
+    index: int
+    turn_id: str | None
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """A page of a thread's transcript; `next_after` continues it (None at the end)."""
+
+    entries: tuple[HistoryEntry, ...]
+    next_after: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummary:
+    """A thread in a list: `active` says it has work to finish."""
+
+    thread_id: str
+    parent_id: str | None
+    title: str
+    created_at: float
+    updated_at: float
+    active: bool
+    ordinal: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadPage:
+    """Threads newest first; pass `next_before` as `before` for the next page (None
+    when this page is the last)."""
+
+    threads: tuple[ThreadSummary, ...]
+    next_before: int | None
+
+
+def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, Any]]]:
+    message = entry.message
+    if message.role == "user":
+        text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+        return [(f"{entry.seq}.0", {"kind": "user", "text": text})]
+    if message.role != "assistant":
+        return []
+    items: list[tuple[str, dict[str, Any]]] = []
+    for index, block in enumerate(message.content):
+        key = f"{entry.seq}.{index}"
+        if isinstance(block, ThinkingBlock):
+            items.append((key, {"kind": "thinking", "text": block.thinking}))
+        elif isinstance(block, TextBlock):
+            items.append((key, {"kind": "assistant", "text": block.text}))
+        elif isinstance(block, ToolUseBlock):
+            call = fold.positions.get((entry.seq, index))
+            status: ItemStatus = "pending"
+            result: str | None = None
+            if call is not None and call.result is not None:
+                status = "error" if call.result.is_error else "done"
+                result = call.result.text
+            elif call is not None and call.dispatched:
+                status = "running"
+            items.append(
+                (
+                    key,
+                    {
+                        "kind": "tool_call",
+                        "tool_name": block.name,
+                        "tool_input": dict(block.input),
+                        "call_id": block.id,
+                        "status": status,
+                        "result": result,
+                    },
+                )
+            )
+            asked = None if call is None else fold.interaction_for(call)
+            if asked is not None:
+                state: ItemStatus = "answered" if asked.answered else "pending"
+                if not asked.answered and fold.turns[asked.turn_id].finished:
+                    state = "closed"
+                items.append(
+                    (
+                        f"{asked.seq}.0",
+                        {
+                            "kind": "interaction",
+                            "text": asked.question,
+                            "tool_name": block.name,
+                            "call_id": block.id,
+                            "status": state,
+                            "result": asked.answer,
+                            "interaction_id": asked.interaction_id,
+                            "interaction_kind": asked.kind,
+                        },
+                    )
+                )
+    return items
+
+
+def build_view(fold: ThreadFold) -> ThreadView:
+    """The view of a folded thread."""
+    entries = list(fold.entries)
+    current = fold.current
+    if current is not None and not current.started:
+        entries.append(Entry(current.seq, current.turn_id, current.message))
+    items: list[ViewItem] = []
+    for entry in entries:
+        for key, fields in _message_items(entry, fold):
+            items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
+    last = fold.last_turn
+    return ThreadView(
+        thread_id=fold.thread_id,
+        parent_id=fold.parent_id,
+        title=fold.title,
+        status=fold.status,
+        items=tuple(items),
+        queue=tuple(QueuedInput(turn.turn_id, turn.message.text) for turn in fold.queue),
+        usage=fold.usage,
+        version=fold.last_seq,
+        current_turn=None if current is None else current.turn_id,
+        error=None if last is None or current is not None else last.error,
+    )
