@@ -181,12 +181,17 @@ async def test_racing_first_uses_of_one_request_key_commit_once(
     store = PostgresStore(pg_server, schema=schema)
     await store.open()
     try:
-        key = RequestClaim("create-x", "same input", "created x")
-        creates = await asyncio.gather(
-            *(store.create_thread("x", [NewRecord("note", "hi")], request=key) for _ in range(8))
-        )
-        assert sorted(c.duplicate for c in creates) == [False] + [True] * 7
-        assert {c.outcome for c in creates if c.duplicate} == {"created x"}
+        for round_ in range(5):
+            key = RequestClaim(f"create-{round_}", "same input", "created")
+            creates = await asyncio.gather(
+                *(
+                    store.create_thread(f"x{round_}", [NewRecord("note", "hi")], request=key)
+                    for _ in range(8)
+                )
+            )
+            assert sorted(c.duplicate for c in creates) == [False] + [True] * 7
+            assert {c.outcome for c in creates if c.duplicate} == {"created"}
+        await store.create_thread("x", [])
         await store.create_thread("y", [])
         shared = RequestClaim("one-key", "same input", "appended")
         appends = await asyncio.gather(

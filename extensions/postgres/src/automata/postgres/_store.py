@@ -331,11 +331,13 @@ class PostgresStore(ThreadStore):
         q = self._q
 
         async def create(connection: _Connection) -> Commit:
+            # The row first: once it is seen, the request key committed with it is too.
+            cursor = await connection.execute(q.lock_thread, (thread_id,))
+            found = await cursor.fetchone()
             duplicate = await self._duplicate(connection, request)
             if duplicate is not None:
                 return duplicate
-            cursor = await connection.execute(q.lock_thread, (thread_id,))
-            if await cursor.fetchone() is not None:
+            if found is not None:
                 raise ThreadExistsError(thread_id)
             if parent_id is not None:
                 await connection.execute(q.tree_shared, (self._tree_lock,))
