@@ -3,7 +3,8 @@
 How it works (what `docs/threads-storage.md` promises):
 
 - **One transaction per call.** Every write runs in one transaction on a pooled
-  connection. A write to a thread first locks its row (`SELECT ... FOR UPDATE`), then
+  connection; reads, `claim` and `renew` are single statements, each its own
+  transaction. A write to a thread first locks its row (`SELECT ... FOR UPDATE`), then
   checks the request key and the fence (owner and generation) and takes the next
   sequence numbers from the row's `last_seq`, all under that lock, so writers to one
   thread serialize and commit in sequence order. A call whose caller is cancelled
@@ -145,15 +146,23 @@ class PostgresStore(ThreadStore):
             raise StoreClosedError(f"the PostgreSQL store on schema {self.schema!r} is not open")
         return self._pool
 
-    async def _run(self, work: Callable[[_Connection], Awaitable[_T]]) -> _T:
-        """Run `work` in one transaction on a pooled connection, shielded from the
-        caller's cancellation; database errors become `StoreError`."""
+    async def _run(
+        self, work: Callable[[_Connection], Awaitable[_T]], *, transaction: bool = True
+    ) -> _T:
+        """Run `work` on a pooled connection, shielded from the caller's cancellation;
+        database errors become `StoreError`. With `transaction`, `work` runs in one
+        transaction; without it (a single statement, or reads that need no snapshot
+        across statements) each statement commits by itself, saving the round trips of
+        BEGIN and COMMIT."""
         pool = self._live_pool()
 
         async def attempt() -> _T:
             for tries in range(_UNIQUE_RETRIES):
                 try:
-                    async with pool.connection() as connection, connection.transaction():
+                    async with pool.connection() as connection:
+                        if transaction or not connection.autocommit:
+                            async with connection.transaction():
+                                return await work(connection)
                         return await work(connection)
                 except psycopg.errors.UniqueViolation:
                     if tries == _UNIQUE_RETRIES - 1:
@@ -239,7 +248,7 @@ class PostgresStore(ThreadStore):
             assert found is not None
             return float(found[0])
 
-        return await self._run(now)
+        return await self._run(now, transaction=False)
 
     def changes(self) -> AsyncGenerator[str, None]:
         """Thread ids as commits to them happen in any host on this schema, from a
@@ -444,7 +453,7 @@ class PostgresStore(ThreadStore):
                 raise ThreadNotFoundError(thread_id)
             return None
 
-        return await self._run(claim)
+        return await self._run(claim, transaction=False)
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         q = self._q
@@ -458,7 +467,7 @@ class PostgresStore(ThreadStore):
                 raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
             return Lease(lease.thread_id, lease.owner, lease.generation, float(found[0]))
 
-        return await self._run(renew)
+        return await self._run(renew, transaction=False)
 
     async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
         q = self._q
@@ -492,7 +501,7 @@ class PostgresStore(ThreadStore):
                     raise ThreadNotFoundError(thread_id)
             return [Record(thread_id, int(s), k, d, float(a)) for s, k, d, a in rows]
 
-        return await self._run(read)
+        return await self._run(read, transaction=False)
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         q = self._q
@@ -502,7 +511,7 @@ class PostgresStore(ThreadStore):
             found = await cursor.fetchone()
             return None if found is None else _row(found)
 
-        return await self._run(thread)
+        return await self._run(thread, transaction=False)
 
     async def list_threads(
         self,
@@ -522,7 +531,7 @@ class PostgresStore(ThreadStore):
                 cursor = await connection.execute(q.children, (parent_id, last, limit))
             return [_row(values) for values in await cursor.fetchall()]
 
-        return await self._run(list_threads)
+        return await self._run(list_threads, transaction=False)
 
     async def claimable(self, *, limit: int = 100) -> list[str]:
         _check_limit(limit, self.max_page)
@@ -532,7 +541,7 @@ class PostgresStore(ThreadStore):
             cursor = await connection.execute(q.claimable, (limit,))
             return [row[0] for row in await cursor.fetchall()]
 
-        return await self._run(claimable)
+        return await self._run(claimable, transaction=False)
 
 
 class _Queries:
