@@ -379,7 +379,35 @@ class PostgresStore(ThreadStore):
         records = tuple(records)
         q = self._q
 
-        async def append(connection: _Connection) -> Commit:
+        values = {
+            "thread": thread_id,
+            "fenced": fence is not None,
+            "owner": None if fence is None else fence.owner,
+            "generation": None if fence is None else fence.generation,
+            "kinds": [new.kind for new in records],
+            "datas": [new.data for new in records],
+            "count": len(records),
+            "active": active,
+            "summary": summary,
+            "revoke": revoke_lease,
+            "channel": self.channel,
+        }
+
+        async def write(connection: _Connection) -> Commit:
+            cursor = await connection.execute(q.append, values)
+            found = await cursor.fetchone()
+            if found is None:
+                raise ThreadNotFoundError(thread_id)
+            if not found[1]:
+                assert fence is not None
+                raise LeaseLostError(thread_id, fence.owner, fence.generation)
+            last_seq = int(found[0])
+            return Commit(last_seq + 1, last_seq + len(records)) if records else Commit(0, 0)
+
+        if request is None:  # one statement: its own transaction
+            return await self._run(write, transaction=False)
+
+        async def keyed(connection: _Connection) -> Commit:
             cursor = await connection.execute(q.lock_thread, (thread_id,))
             found = await cursor.fetchone()
             duplicate = await self._duplicate(connection, request)
@@ -387,30 +415,11 @@ class PostgresStore(ThreadStore):
                 return duplicate
             if found is None:
                 raise ThreadNotFoundError(thread_id)
-            last_seq, owner, generation, at = int(found[0]), found[1], int(found[2]), found[3]
-            if fence is not None and (owner != fence.owner or generation != fence.generation):
-                raise LeaseLostError(thread_id, fence.owner, fence.generation)
-            commit = await self._add(connection, thread_id, last_seq, records, at)
-            if revoke_lease and owner is not None:
-                owner, generation = None, generation + 1
-            await connection.execute(
-                q.update,
-                (
-                    last_seq + len(records),
-                    at,
-                    active,
-                    summary,
-                    owner,
-                    generation,
-                    owner,
-                    thread_id,
-                    self.channel,
-                ),
-            )
-            await self._remember(connection, request, at)
+            commit = await write(connection)
+            await self._remember(connection, request, found[3])
             return commit
 
-        return await self._run(append)
+        return await self._run(keyed)
 
     async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
         q = self._q
@@ -575,12 +584,30 @@ class _Queries:
             "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
             "RETURNING created_at, pg_notify(%s, thread_id)"
         )
-        self.update = q(
-            "UPDATE {s}.threads SET last_seq = %s, updated_at = %s, "
-            "active = coalesce(%s, active), summary = coalesce(%s, summary), "
-            "owner = %s, generation = %s, "
-            "expires_at = CASE WHEN %s::text IS NULL THEN 0 ELSE expires_at END "
-            "WHERE thread_id = %s RETURNING pg_notify(%s, thread_id)"
+        # An append in one statement: lock the row (the clock read as it starts), check
+        # the fence against the locked row, and only then add the records and update
+        # the row; with the fence refused, the statement writes nothing. Answers the
+        # row's last_seq before the append and whether it wrote.
+        self.append = q(
+            "WITH locked AS (SELECT thread_id, last_seq, owner, generation, {now} AS at "
+            "FROM {s}.threads WHERE thread_id = %(thread)s FOR UPDATE), "
+            "allowed AS (SELECT * FROM locked WHERE NOT %(fenced)s "
+            "OR (owner = %(owner)s AND generation = %(generation)s)), "
+            "added AS (INSERT INTO {s}.records (thread_id, seq, kind, data, at) "
+            "SELECT allowed.thread_id, allowed.last_seq + new.ord, new.kind, new.data, "
+            "allowed.at FROM allowed, unnest(%(kinds)s::text[], %(datas)s::text[]) "
+            "WITH ORDINALITY AS new(kind, data, ord)), "
+            "changed AS (UPDATE {s}.threads t SET "
+            "last_seq = allowed.last_seq + %(count)s, updated_at = allowed.at, "
+            "active = coalesce(%(active)s, t.active), "
+            "summary = coalesce(%(summary)s, t.summary), "
+            "owner = CASE WHEN %(revoke)s THEN NULL ELSE t.owner END, "
+            "generation = CASE WHEN %(revoke)s AND t.owner IS NOT NULL "
+            "THEN t.generation + 1 ELSE t.generation END, "
+            "expires_at = CASE WHEN %(revoke)s OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
+            "FROM allowed WHERE t.thread_id = allowed.thread_id "
+            "RETURNING pg_notify(%(channel)s, t.thread_id)) "
+            "SELECT last_seq, (SELECT count(*) FROM changed) > 0 FROM locked"
         )
         self.doomed = q(
             "SELECT thread_id FROM {s}.threads WHERE thread_id IN ("
