@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from automata.threads._agents import AgentFactory
@@ -37,7 +38,8 @@ class Host:
     `lease_ttl` is how long a runner's claim on a thread lasts without renewal (it
     renews every third of it); `owner` names this host in leases (a random id per
     host by default); `poll_interval` is how often subscriptions look for changes made
-    by other processes; `recovery_interval` how often the host looks for turns left
+    by other processes (a store with a change feed, `ThreadStore.changes`, wakes them
+    at once as well); `recovery_interval` how often the host looks for turns left
     behind (default: half the lease ttl)."""
 
     def __init__(
@@ -68,6 +70,7 @@ class Host:
         self._service: ThreadService | None = None
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
+        self._feed: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(
@@ -120,6 +123,9 @@ class Host:
         self._factory = agent_factory
         self._service = ThreadService(self)
         self._recovery = asyncio.create_task(self._recover_forever())
+        feed = self.store.changes()
+        if feed is not None:
+            self._feed = asyncio.create_task(self._follow(feed))
         return self._service
 
     async def shutdown(self) -> None:
@@ -141,6 +147,8 @@ class Host:
             tasks = list(self._runners.values())
             if self._recovery is not None:
                 tasks.append(self._recovery)
+            if self._feed is not None:
+                tasks.append(self._feed)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -208,6 +216,19 @@ class Host:
             except Exception:
                 log.exception("looking for threads to recover failed")
             await asyncio.sleep(self.recovery_interval)
+
+    async def _follow(self, feed: AsyncIterator[str]) -> None:
+        """Wake this host's subscribers when the store's change feed names a thread
+        another process committed to; polling goes on beside it."""
+        try:
+            async for thread_id in feed:
+                self.notify(thread_id)
+        except Exception:
+            log.exception("the store's change feed failed; subscriptions poll")
+        finally:
+            close = getattr(feed, "aclose", None)
+            if close is not None:
+                await close()
 
     # -- state ---------------------------------------------------------------------
 

@@ -1,0 +1,127 @@
+"""Every statement of the PostgreSQL store, composed once per schema.
+
+In the texts, `{s}` is the quoted schema name and `{now}` the database's clock in
+seconds since the epoch (`clock_timestamp()`).
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+__all__ = ["Queries"]
+
+_NOW = "extract(epoch FROM clock_timestamp())::float8"
+_ROW = "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary"
+
+
+class Queries:
+    """Every statement the store runs, composed once for its schema."""
+
+    def __init__(self, schema: sql.Identifier) -> None:
+        def q(text: str) -> sql.Composed:
+            return sql.SQL(text).format(s=schema, now=sql.SQL(_NOW), row=sql.SQL(_ROW))
+
+        self.now = q("SELECT {now}")
+        self.request = q("SELECT fingerprint, outcome FROM {s}.requests WHERE key = %s")
+        self.remember = q(
+            "INSERT INTO {s}.requests (key, fingerprint, outcome, at) VALUES (%s, %s, %s, %s)"
+        )
+        self.add = q(
+            "INSERT INTO {s}.records (thread_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s)"
+        )
+        self.exists = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s")
+        self.share_thread = q("SELECT 1 FROM {s}.threads WHERE thread_id = %s FOR SHARE")
+        # The clock is read as the statement starts, perhaps before it waits for the
+        # lock: a record's time may precede the commit before it by that wait. Fencing
+        # never depends on it.
+        # lock before it produces its row.
+        self.lock_thread = q(
+            "SELECT last_seq, owner, generation, {now} FROM {s}.threads "
+            "WHERE thread_id = %s FOR UPDATE"
+        )
+        self.create = q(
+            "WITH clock AS (SELECT {now} AS at) "
+            "INSERT INTO {s}.threads (thread_id, parent_id, created_at, updated_at, last_seq, "
+            "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
+            "RETURNING created_at, pg_notify(%s, thread_id)"
+        )
+        # An append in one statement: lock the row (the clock read as it starts), check
+        # the fence against the locked row, and only then add the records and update
+        # the row; with the fence refused, the statement writes nothing. Answers the
+        # row's last_seq before the append and whether it wrote.
+        self.append = q(
+            "WITH locked AS (SELECT thread_id, last_seq, owner, generation, {now} AS at "
+            "FROM {s}.threads WHERE thread_id = %(thread)s FOR UPDATE), "
+            "allowed AS (SELECT * FROM locked WHERE NOT %(fenced)s "
+            "OR (owner = %(owner)s AND generation = %(generation)s)), "
+            "added AS (INSERT INTO {s}.records (thread_id, seq, kind, data, at) "
+            "SELECT allowed.thread_id, allowed.last_seq + new.ord, new.kind, new.data, "
+            "allowed.at FROM allowed, unnest(%(kinds)s::text[], %(datas)s::text[]) "
+            "WITH ORDINALITY AS new(kind, data, ord)), "
+            "changed AS (UPDATE {s}.threads t SET "
+            "last_seq = allowed.last_seq + %(count)s, updated_at = allowed.at, "
+            "active = coalesce(%(active)s, t.active), "
+            "summary = coalesce(%(summary)s, t.summary), "
+            "owner = CASE WHEN %(revoke)s THEN NULL ELSE t.owner END, "
+            "generation = CASE WHEN %(revoke)s AND t.owner IS NOT NULL "
+            "THEN t.generation + 1 ELSE t.generation END, "
+            "expires_at = CASE WHEN %(revoke)s OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
+            "FROM allowed WHERE t.thread_id = allowed.thread_id "
+            "RETURNING pg_notify(%(channel)s, t.thread_id)) "
+            "SELECT last_seq, (SELECT count(*) FROM changed) > 0 FROM locked"
+        )
+        self.doomed = q(
+            "SELECT thread_id FROM {s}.threads WHERE thread_id IN ("
+            "WITH RECURSIVE doomed(id) AS (SELECT %s::text UNION "
+            "SELECT t.thread_id FROM {s}.threads t JOIN doomed ON t.parent_id = doomed.id) "
+            "SELECT id FROM doomed) FOR UPDATE"
+        )
+        self.delete_records = q("DELETE FROM {s}.records WHERE thread_id = ANY(%s)")
+        self.delete = q(
+            "DELETE FROM {s}.threads WHERE thread_id = ANY(%s) RETURNING pg_notify(%s, thread_id)"
+        )
+        # Taken shared by a create under a parent and exclusively by a delete, so a
+        # tree being deleted gains no child meanwhile.
+        self.tree_shared = q("SELECT pg_advisory_xact_lock_shared(hashtextextended(%s, 0))")
+        self.tree_exclusive = q("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))")
+        # One statement: only a free, expired or own lease matches; the generation
+        # rises unless the unexpired holder claims again. The clock is read as the
+        # statement starts: a claim that waited for the row lock judges with an earlier
+        # time, so it can only find a lease unexpired a moment longer and grant one a
+        # moment shorter, never the other way.
+        self.claim = q(
+            "WITH clock AS (SELECT {now} AS at) "
+            "UPDATE {s}.threads t SET "
+            "generation = CASE WHEN t.owner = %(owner)s AND t.expires_at > clock.at "
+            "THEN t.generation ELSE t.generation + 1 END, "
+            "owner = %(owner)s, expires_at = clock.at + %(ttl)s "
+            "FROM clock WHERE t.thread_id = %(thread)s "
+            "AND (t.owner IS NULL OR t.owner = %(owner)s OR t.expires_at <= clock.at) "
+            "RETURNING t.generation, t.expires_at"
+        )
+        self.renew = q(
+            "UPDATE {s}.threads SET expires_at = {now} + %s "
+            "WHERE thread_id = %s AND owner = %s AND generation = %s RETURNING expires_at"
+        )
+        self.held = q(
+            "SELECT last_seq FROM {s}.threads "
+            "WHERE thread_id = %s AND owner = %s AND generation = %s FOR UPDATE"
+        )
+        self.release = q("UPDATE {s}.threads SET owner = NULL, expires_at = 0 WHERE thread_id = %s")
+        self.read = q(
+            "SELECT seq, kind, data, at FROM {s}.records WHERE thread_id = %s AND seq > %s "
+            "ORDER BY seq LIMIT %s"
+        )
+        self.row = q("SELECT {row} FROM {s}.threads WHERE thread_id = %s")
+        self.top_level = q(
+            "SELECT {row} FROM {s}.threads WHERE parent_id IS NULL AND ordinal < %s "
+            "ORDER BY ordinal DESC LIMIT %s"
+        )
+        self.children = q(
+            "SELECT {row} FROM {s}.threads WHERE parent_id = %s AND ordinal < %s "
+            "ORDER BY ordinal DESC LIMIT %s"
+        )
+        self.claimable = q(
+            "SELECT thread_id FROM {s}.threads WHERE active "
+            "AND (owner IS NULL OR expires_at <= {now}) ORDER BY ordinal LIMIT %s"
+        )
