@@ -122,6 +122,6 @@ class Queries:
             "ORDER BY ordinal DESC LIMIT %s"
         )
         self.claimable = q(
-            "SELECT thread_id FROM {s}.threads WHERE active "
-            "AND (owner IS NULL OR expires_at <= {now}) ORDER BY ordinal LIMIT %s"
+            "SELECT thread_id FROM {s}.threads WHERE (active AND owner IS NULL) "
+            "OR (owner IS NOT NULL AND expires_at <= {now}) ORDER BY ordinal LIMIT %s"
         )
