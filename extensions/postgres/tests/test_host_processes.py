@@ -1,7 +1,8 @@
 """Many hosts on one PostgreSQL schema, as real processes (`_pg_host_procs.py`): a
 host SIGKILLed mid-tool or mid-provider-call is taken over by another after its lease
 expires, with nothing lost and no non-idempotent tool run twice; a host paused past
-its lease has its late writes refused."""
+its lease has its late writes refused; ten hosts racing to take a thread over run it
+once."""
 
 from __future__ import annotations
 
@@ -124,3 +125,31 @@ def test_a_host_paused_past_its_lease_has_its_late_writes_refused(
     assert late == report  # the journal is the new owner's: the late result was refused
     assert "charged 5" not in json.dumps(late)
     assert len(effects.read_text().splitlines()) == 1
+
+
+def test_ten_hosts_racing_to_take_over_a_thread_run_it_exactly_once(
+    pg_server: str, schema: str, tmp_path: Path
+) -> None:
+    """Ten host processes find the dead owner's thread at once: one claims it and
+    finishes the turn (running the idempotent call again, once), the other nine only
+    watch; all ten see the same settled thread."""
+    effects = tmp_path / "effects.txt"
+    owner = start("tool", pg_server, schema, effects, "idempotent")
+    try:
+        assert "thread_id" in said(owner)
+        assert said(owner) == {"tool": "started"}
+    finally:
+        killed(owner)
+    racers = [start("resume", pg_server, schema, effects, "idempotent") for _ in range(10)]
+    try:
+        reports = [said(racer) for racer in racers]
+        assert [racer.wait(timeout=60) for racer in racers] == [0] * 10
+    finally:
+        for racer in racers:
+            if racer.poll() is None:
+                racer.kill()
+    assert {report["status"] for report in reports} == {"done"}
+    assert all(items(report) == items(reports[0]) for report in reports)
+    keys = effects.read_text().splitlines()
+    assert len(keys) == 2  # the dead owner's run, then exactly one winner's
+    assert keys[0] == keys[1]
