@@ -45,19 +45,21 @@ class DraftBlock:
 
 class Draft:
     """The reply of turn `turn_id` that will be committed under `key`, as far as its
-    events have come. `revision` counts the events taken (0: nothing yet).
+    events have come. `revision` counts the events taken (0: nothing yet);
+    `published` is the revision subscribers were last woken for.
 
     Blocks follow the order the model writes them, a new block starting whenever the
     kind changes (or, for calls, the call id), which is how providers assemble the
     reply they commit; the block index is therefore the committed block's index."""
 
-    __slots__ = ("blocks", "key", "revision", "turn_id")
+    __slots__ = ("blocks", "key", "published", "revision", "turn_id")
 
     def __init__(self, turn_id: str, key: str) -> None:
         self.turn_id = turn_id
         self.key = key
         self.blocks: list[DraftBlock] = []
         self.revision = 0
+        self.published = 0
 
     def take(self, event: StreamEvent) -> bool:
         """Grow the draft with `event` (the run's own text, thinking and argument
@@ -135,6 +137,9 @@ class LiveDrafts:
 
     def _fire(self, thread_id: str) -> None:
         self._timers.pop(thread_id, None)
+        draft = self._drafts.get(thread_id)
+        if draft is not None:
+            draft.published = draft.revision
         self._last[thread_id] = asyncio.get_running_loop().time()
         self._wake(thread_id)
 

@@ -484,9 +484,11 @@ class ThreadService:
                 row = await self._store.thread(thread_id)
                 if row is None:
                     return
+                # a draft's growth is shown when the host publishes it (coalesced),
+                # not at every poll; its going is shown at once
                 draft = self._host.drafts.get(thread_id)
-                live = 0 if draft is None else draft.revision
-                if (row.last_seq, live) == shown:
+                unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
+                if row.last_seq == shown[0] and unchanged:
                     continue
                 view = await self._view(thread_id)
             except (StoreClosedError, ThreadNotFoundError):
