@@ -24,7 +24,7 @@ from automata.core import (
     ToolUseBlock,
     tool,
 )
-from automata.threads import Host, ThreadService, ThreadView, ViewItem
+from automata.threads import Host, ThreadService, ThreadView, ViewItem, require_approval
 from automata.threads.store import ThreadStore
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
@@ -317,3 +317,37 @@ async def test_subscribers_get_coalesced_views_and_always_the_latest_delta(
     assert [view.live for view in live] == sorted(view.live for view in live)
     assert views[-1].items[-1].text == "x" * 60
     assert not views[-1].items[-1].live
+
+
+async def test_a_turn_parked_for_approval_shows_its_committed_call_and_no_draft(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T22: a reply whose call needs approval parks the turn; the streamed call's item is
+    the committed one (same id and ordinal) and no draft is left behind."""
+    provider = FedProvider()
+
+    def charge(amount: int) -> str:
+        return f"charged {amount}"
+
+    service = await service_for(
+        lambda r: Agent(provider, tools=[tool(charge)], approver=require_approval("charge"))
+    )
+    thread = await service.create(request_key="c")
+    turn = (await service.send(thread.thread_id, "pay", request_key="s")).current_turn
+    await provider.feed.put(ToolCallDelta("c1", "charge", '{"amount": 5}'))
+    writing = await until(service, thread.thread_id, lambda v: bool(live_items(v)))
+    assert [(i.id, i.ordinal, i.partial_input) for i in live_items(writing)] == [
+        (f"{turn}.1.0", 1, '{"amount": 5}')
+    ]
+    written = ToolUseBlock(id="c1", name="charge", input={"amount": 5})
+    await provider.feed.put(reply(written))
+    parked = await settle(service, thread.thread_id)
+    assert parked.status == "waiting"
+    assert parked.live == 0
+    assert [(i.id, i.ordinal, i.kind, i.live) for i in parked.items][1] == (
+        f"{turn}.1.0",
+        1,
+        "tool_call",
+        False,
+    )
+    assert parked.items[-1].kind == "interaction"
