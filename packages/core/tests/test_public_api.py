@@ -33,6 +33,7 @@ CORE = [
     "CompactionError",
     "Compactor",
     "CompletionError",
+    "EventCallbackError",
     "EventLoopRunningError",
     "FunctionTool",
     "GuardrailError",

@@ -17,6 +17,7 @@ __all__ = [
     "ArgumentTypeError",
     "AutomataError",
     "CompletionError",
+    "EventCallbackError",
     "EventLoopRunningError",
     "HookError",
     "IncompleteResponseError",
@@ -56,6 +57,11 @@ class ArgumentTypeError(AutomataError, TypeError):
 class EventLoopRunningError(AutomataError, RuntimeError):
     """A blocking call (`run_sync`) was made where an event loop is already running,
     such as a notebook cell or an async web handler; `await` the async form instead."""
+
+
+class EventCallbackError(AutomataError, RuntimeError):
+    """The `on_event` callback given to `iter` raised; the run was stopped (docs/loop.md,
+    **L89**). The callback's exception is the `__cause__`."""
 
 
 class RetryableError(AutomataError):

@@ -3,7 +3,8 @@
 The run advances only while the caller asks for the next step, in the caller's own
 task: between two steps nothing runs, so the caller can inspect, persist
 (`dump_messages(step.messages)`), stop or carry on. The guarantees are rules
-**L50**-**L56** of docs/loop.md.
+**L50**-**L56** of docs/loop.md; `EventListener` is how a step-by-step run also
+delivers its stream events as they happen (**L89**).
 """
 
 from __future__ import annotations
@@ -12,14 +13,38 @@ from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
+from automata.core._errors import EventCallbackError
+from automata.core._events import StreamEvent
 from automata.core._result import RunResult
 from automata.core._steps import Step
 
-__all__ = ["RunSteps"]
+__all__ = ["EventListener", "RunSteps"]
 
 T = TypeVar("T")
 
 StepSource = Callable[[], AsyncGenerator[Step | RunResult[Any], None]]
+
+
+class EventListener:
+    """The run's event sink when `iter` is given `on_event`: it calls the callback with
+    each event, in the run's task (or a sub-agent's), as it happens. The first exception
+    the callback raises is kept, never raised into the run (where a provider stream or
+    a tool would take it for its own failure), and the callback is not called again;
+    `RunSteps` stops the run at the next step boundary and raises it (**L89**)."""
+
+    __slots__ = ("callback", "error")
+
+    def __init__(self, callback: Callable[[StreamEvent], None]) -> None:
+        self.callback = callback
+        self.error: Exception | None = None
+
+    def __call__(self, event: StreamEvent) -> None:
+        if self.error is not None:
+            return
+        try:
+            self.callback(event)
+        except Exception as exc:
+            self.error = exc
 
 
 class RunSteps(Generic[T]):
@@ -29,13 +54,16 @@ class RunSteps(Generic[T]):
     the partial result as `.result`) from the `async for`. Leaving the loop early
     (`break`, then `aclose()`, or leaving `async with`) stops the run at the step it
     was given: the transcript stays valid and post-run hooks run before `aclose()`
-    returns. Iterate it once, from one task.
+    returns. Iterate it once, from one task. With a `listener` whose callback raised,
+    the step in flight is still delivered, then the run is stopped as by `aclose()` and
+    the next `__anext__` raises `EventCallbackError` from the callback's exception.
     """
 
-    __slots__ = ("_closed", "_result", "_source", "_steps")
+    __slots__ = ("_closed", "_listener", "_result", "_source", "_steps")
 
-    def __init__(self, source: StepSource) -> None:
+    def __init__(self, source: StepSource, listener: EventListener | None = None) -> None:
         self._source = source
+        self._listener = listener
         self._steps: AsyncGenerator[Step | RunResult[Any], None] | None = None
         self._result: RunResult[T] | None = None
         self._closed = False
@@ -56,6 +84,7 @@ class RunSteps(Generic[T]):
     async def __anext__(self) -> Step:
         if self._closed or self._result is not None:
             raise StopAsyncIteration
+        await self._check_listener()
         steps = self._steps
         if steps is None:
             steps = self._steps = self._source()
@@ -65,10 +94,22 @@ class RunSteps(Generic[T]):
             self._closed = True
             raise
         if isinstance(item, RunResult):
-            self._result = item
             await steps.aclose()  # already past its last step: nothing more runs
+            await self._check_listener()
+            self._result = item
             raise StopAsyncIteration
         return item
+
+    async def _check_listener(self) -> None:
+        """Stop the run and raise if the event callback failed."""
+        listener = self._listener
+        if listener is None or listener.error is None:
+            return
+        await self.aclose()
+        raise EventCallbackError(
+            f"the on_event callback raised {type(listener.error).__name__}: {listener.error}; "
+            "the run was stopped at the last step delivered"
+        ) from listener.error
 
     async def aclose(self) -> None:
         """Stop the run at the step last delivered and wait until it has stopped: calls

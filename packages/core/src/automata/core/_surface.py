@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, ClassVar, Generic, TypeVar, Unpack, overload
 
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
 from automata.core._errors import ArgumentTypeError, EventLoopRunningError
-from automata.core._iter import RunSteps
+from automata.core._events import StreamEvent
+from automata.core._iter import EventListener, RunSteps
 from automata.core._result import RunResult
 from automata.core._runner import (
     RunOptions,
@@ -228,6 +229,7 @@ class RunSurface(ABC, Generic[DepsT]):
         output_type: None = None,
         deps: DepsT = ...,
         invocation_id: str | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[str]: ...
 
@@ -239,6 +241,7 @@ class RunSurface(ABC, Generic[DepsT]):
         output_type: type[T],
         deps: DepsT = ...,
         invocation_id: str | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[T]: ...
 
@@ -249,6 +252,7 @@ class RunSurface(ABC, Generic[DepsT]):
         output_type: type[Any] | None = None,
         deps: Any = None,
         invocation_id: str | None = None,
+        on_event: Callable[[StreamEvent], None] | None = None,
         **per_run: Unpack[RunOptions],
     ) -> RunSteps[Any]:
         """Run `task` one committed step at a time: an async iterator (and async context
@@ -259,6 +263,12 @@ class RunSurface(ABC, Generic[DepsT]):
         `invocation_id` names the run (`step.run.invocation_id`, `ToolContext`,
         spans) instead of a fresh id, so a durable runtime that resumes a run keeps
         its name; it must be a non-empty string.
+
+        `on_event`, a plain function, is called with each of the run's stream events
+        (those `stream` yields, sub-agents' included) as it happens, while the run
+        makes its way to the next step; the provider is then called in streaming
+        mode. If it raises, the run stops at the next step boundary with
+        `EventCallbackError` (docs/loop.md, L89).
 
             async with agent.iter("Plan the trip") as steps:
                 async for step in steps:
@@ -273,5 +283,12 @@ class RunSurface(ABC, Generic[DepsT]):
                 f"{type(self).__name__}.iter() needs invocation_id to be a non-empty "
                 f"string, got {invocation_id!r}"
             )
+        if on_event is not None and not callable(on_event):
+            raise ArgumentTypeError(
+                f"{type(self).__name__}.iter() needs on_event to be a function taking a "
+                f"stream event, got {on_event!r}"
+            )
         run_id = invocation_id
-        return RunSteps(lambda: self._steps(plan, message, RunScope(), run_id, deps))
+        listener = None if on_event is None else EventListener(on_event)
+        scope = RunScope(emit=listener)
+        return RunSteps(lambda: self._steps(plan, message, scope, run_id, deps), listener)

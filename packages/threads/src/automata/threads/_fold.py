@@ -13,7 +13,7 @@ from typing import Any, Literal
 from automata.core import Message, ToolResultBlock, ToolUseBlock, Usage
 from automata.threads._records import Decoded, message_from, turn_id_of, usage_from
 
-__all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState"]
+__all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState", "input_entry"]
 
 TurnPhase = Literal[
     "queued", "running", "waiting", "done", "failed", "cancelled", "effect_outcome_unknown"
@@ -22,12 +22,18 @@ TurnPhase = Literal[
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One transcript message, with the journal position it came from (`seq`) and its
-    turn (None for imported or forked messages)."""
+    """One transcript message, with the journal position it came from (`seq`), its
+    turn (None for imported or forked messages) and its `key`, which names its view
+    items (`<key>.<block>`): `<turn id>.0` for a turn's user input, `<turn id>.<n>` for
+    the turn's n-th model reply (n from 1; a tool message takes the key of the reply
+    it answers, with `.results`), `msg-<seq>` for a message outside any turn. A reply's
+    key is known before the reply is committed (`ThreadFold.next_reply_key`), so a
+    live draft carries the ids its committed items will have."""
 
     seq: int
     turn_id: str | None
     message: Message
+    key: str = ""
 
 
 @dataclass
@@ -45,10 +51,17 @@ class TurnState:
     surface: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     started: bool = False
+    replies: int = 0
+    """How many model replies of this turn the journal holds (steps and late ones)."""
 
     @property
     def finished(self) -> bool:
         return self.phase not in ("queued", "running", "waiting")
+
+
+def input_entry(turn: TurnState) -> Entry:
+    """The transcript entry of a turn's user input."""
+    return Entry(turn.seq, turn.turn_id, turn.message, f"{turn.turn_id}.0")
 
 
 @dataclass
@@ -135,7 +148,7 @@ class ThreadFold:
             if turn.phase == "cancelled" and not turn.started:
                 return  # cancelled before a runner could start it
             if not turn.started:
-                self.entries.append(Entry(turn.seq, turn.turn_id, turn.message))
+                self.entries.append(input_entry(turn))
             turn.started = True
             turn.phase = "running"
             turn.run = int(data.get("run", 1))
@@ -212,7 +225,15 @@ class ThreadFold:
                 return
             if len(kept) != len(message.content):
                 message = Message(role="tool", content=kept)
-        self.entries.append(Entry(seq, turn_id, message))
+        turn = None if turn_id is None else self.turns.get(turn_id)
+        if turn is None:
+            key = f"msg-{seq}"
+        elif message.role == "assistant":
+            turn.replies += 1
+            key = f"{turn.turn_id}.{turn.replies}"
+        else:
+            key = f"{turn.turn_id}.{turn.replies}.results"
+        self.entries.append(Entry(seq, turn_id, message, key))
         for index, block in enumerate(message.content):
             if isinstance(block, ToolUseBlock) and message.role == "assistant":
                 state = CallState(block, turn_id, seq, index)
@@ -223,6 +244,10 @@ class ThreadFold:
                     call.result = block
 
     # -- reading -------------------------------------------------------------------
+
+    def next_reply_key(self, turn_id: str) -> str:
+        """The key the next model reply of `turn_id` will have once committed."""
+        return f"{turn_id}.{self.turns[turn_id].replies + 1}"
 
     def pending_interactions(self, turn_id: str | None = None) -> list[InteractionState]:
         """Unanswered interactions of turns still going (of `turn_id` when given)."""

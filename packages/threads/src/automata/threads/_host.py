@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from automata.threads._agents import AgentFactory
+from automata.threads._draft import Draft, LiveDrafts
 from automata.threads._errors import HostClosedError, ThreadNotFoundError, ThreadsError
 from automata.threads._fold import ThreadFold
 from automata.threads._records import decode
@@ -40,7 +41,8 @@ class Host:
     host by default); `poll_interval` is how often subscriptions look for changes made
     by other processes (a store with a change feed, `ThreadStore.changes`, wakes them
     at once as well); `recovery_interval` how often the host looks for turns left
-    behind (default: half the lease ttl)."""
+    behind (default: half the lease ttl); `live_interval` the least time between two
+    views a subscriber is given while a reply streams (T23)."""
 
     def __init__(
         self,
@@ -50,6 +52,7 @@ class Host:
         owner: str,
         poll_interval: float,
         recovery_interval: float,
+        live_interval: float = 0.05,
     ) -> None:
         self.store = store
         self.lease_ttl = lease_ttl
@@ -71,6 +74,7 @@ class Host:
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._feed: asyncio.Task[None] | None = None
+        self.drafts = LiveDrafts(live_interval, self._wake)
 
     @classmethod
     async def open(
@@ -82,12 +86,15 @@ class Host:
         owner: str | None = None,
         poll_interval: float = 1.0,
         recovery_interval: float | None = None,
+        live_interval: float = 0.05,
     ) -> Host:
         """Open `store` (migrating it when needed, telling `progress` each phase) and
         return a host on it. Raises the store's `SchemaError` for a store it cannot
         use; nothing is changed then."""
         if lease_ttl <= 0:
             raise ValueError(f"lease_ttl must be positive, got {lease_ttl}")
+        if live_interval < 0:
+            raise ValueError(f"live_interval must not be negative, got {live_interval}")
         await store.open(progress)
         return cls(
             store,
@@ -95,6 +102,7 @@ class Host:
             owner=owner or f"host-{uuid.uuid4().hex[:12]}",
             poll_interval=poll_interval,
             recovery_interval=recovery_interval or lease_ttl / 2,
+            live_interval=live_interval,
         )
 
     # -- lifecycle -----------------------------------------------------------------
@@ -152,6 +160,7 @@ class Host:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self.drafts.close()
             await self.store.close()
         finally:
             self._closed.set()
@@ -175,6 +184,7 @@ class Host:
             factory=self._factory,
             load=self.load,
             notify=self.notify,
+            drafts=self.drafts,
             supplemental=lambda key: self._supplemental.pop((thread_id, key), None),
             secret=lambda key: self._secrets.pop((thread_id, key), None),
             woken=lambda: self._wakes.get(thread_id, 0),
@@ -248,6 +258,18 @@ class Host:
         self._folds[thread_id] = fold
         return fold
 
+    async def load_live(self, thread_id: str) -> tuple[ThreadFold, Draft | None]:
+        """The thread's folded state and its draft here, if any. A draft ahead of the
+        fold (its step committed while the journal was being read) has the journal
+        read again, so a view never misses the reply both stand for."""
+        fold = await self.load(thread_id)
+        draft = self.drafts.get(thread_id)
+        known = draft is not None and draft.turn_id in fold.turns
+        if draft is not None and known and fold.next_reply_key(draft.turn_id) != draft.key:
+            fold = await self.load(thread_id)
+            draft = self.drafts.get(thread_id)
+        return fold, draft
+
     def forget(self, thread_id: str) -> None:
         self._folds.pop(thread_id, None)
 
@@ -256,6 +278,12 @@ class Host:
         if thread_id is not None:
             self._changes[thread_id] = self._changes.get(thread_id, 0) + 1
         self._list_version += 1
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _wake(self, thread_id: str) -> None:
+        """Wake the subscribers of one thread (not those of the list)."""
+        self._changes[thread_id] = self._changes.get(thread_id, 0) + 1
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 

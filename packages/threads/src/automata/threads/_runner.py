@@ -15,6 +15,10 @@ Per step (see docs/threads.md):
 A crash during a provider call therefore re-sends that call on recovery (model calls
 are at least once); a crash during a batch leaves dispatched calls without outcome,
 settled by `_recovery`.
+
+While a step is made, the run's stream events grow the thread's draft in the host's
+memory (`LiveDrafts`), never in the journal; the draft is replaced when its step
+commits and dropped when the run stops, whatever the reason.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from automata.core import (
     Message,
     ModelStep,
     RunError,
+    StreamEvent,
     TextBlock,
     ToolResultBlock,
     ToolStep,
@@ -42,6 +47,7 @@ from automata.threads._agents import (
     surface_of,
     turn_invocation_id,
 )
+from automata.threads._draft import LiveDrafts
 from automata.threads._errors import LeaseLostError, ThreadNotFoundError
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import asks_for
@@ -76,6 +82,7 @@ class ThreadRunner:
         factory: AgentFactory,
         load: Loader,
         notify: Callable[[str], None],
+        drafts: LiveDrafts,
         supplemental: Callable[[str], str | None],
         secret: Callable[[str], str | None],
         woken: Callable[[], int],
@@ -87,6 +94,7 @@ class ThreadRunner:
         self.factory = factory
         self.load = load
         self.notify = notify
+        self.drafts = drafts
         self.supplemental = supplemental
         self.secret = secret
         self.woken = woken
@@ -304,14 +312,37 @@ class ThreadRunner:
         task: Message | None,
         invocation_id: str,
     ) -> None:
+        try:
+            await self._steps(fold, turn, agent, transcript, task, invocation_id)
+        finally:
+            draft = self.drafts.get(self.thread_id)
+            if draft is not None:
+                self.drafts.drop(self.thread_id, draft)
+
+    async def _steps(
+        self,
+        fold: ThreadFold,
+        turn: TurnState,
+        agent: Agent[Any],
+        transcript: list[Message],
+        task: Message | None,
+        invocation_id: str,
+    ) -> None:
         extra = self.supplemental(turn.request_key)
         hooks = () if extra is None else (supplemental_hook(extra),)
         turn_id = turn.turn_id
         journaled = 0
+        replies = fold.turns[turn_id].replies
+        draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
+
+        def on_event(event: StreamEvent) -> None:
+            if draft.take(event):
+                self.drafts.changed(self.thread_id)
+
         try:
             session = agent.session(transcript)
             journaled = len(session.messages) + (1 if task is not None else 0)
-            steps = session.iter(task, invocation_id=invocation_id, hooks=hooks)
+            steps = session.iter(task, invocation_id=invocation_id, hooks=hooks, on_event=on_event)
             async with steps:
                 async for step in steps:
                     if isinstance(step, ModelStep):
@@ -351,6 +382,12 @@ class ThreadRunner:
                         ]
                     await self._append(records)
                     journaled = step.length
+                    if isinstance(step, ModelStep):
+                        replies += 1
+                        self.drafts.drop(self.thread_id, draft)
+                        draft = self.drafts.begin(
+                            self.thread_id, turn_id, f"{turn_id}.{replies + 1}"
+                        )
         except (asyncio.CancelledError, LeaseLostError):
             raise
         except Exception as error:

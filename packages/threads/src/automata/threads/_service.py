@@ -125,7 +125,8 @@ class ThreadService:
         return self._host.store
 
     async def _view(self, thread_id: str) -> ThreadView:
-        return build_view(await self._host.load(thread_id))
+        fold, draft = await self._host.load_live(thread_id)
+        return build_view(fold, draft)
 
     # -- threads -------------------------------------------------------------------
 
@@ -464,14 +465,16 @@ class ThreadService:
 
     async def subscribe(self, thread_id: str) -> AsyncGenerator[ThreadView, None]:
         """The thread's view now, then each time it changes (changes made here are
-        seen at once, those of other processes within the host's `poll_interval`).
+        seen at once, those of other processes within the host's `poll_interval`; a
+        reply streaming here at most once per `live_interval`, the latest delta
+        always shown, T23).
         Ends when the thread is deleted or the host shuts down; `aclose()` it (or use
         `contextlib.aclosing`) to stop early."""
         self._host.admit()
         seen = self._host.change_count(thread_id)
         view = await self._view(thread_id)
         yield view
-        version = view.version
+        shown = (view.version, view.live)
         while True:
             await self._host.wait_change(thread_id, seen)
             if self._host.closed:
@@ -481,12 +484,18 @@ class ThreadService:
                 row = await self._store.thread(thread_id)
                 if row is None:
                     return
-                if row.last_seq == version:
+                # a draft's growth is shown when the host publishes it (coalesced),
+                # not at every poll; its going is shown at once
+                draft = self._host.drafts.get(thread_id)
+                unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
+                if row.last_seq == shown[0] and unchanged:
                     continue
                 view = await self._view(thread_id)
             except (StoreClosedError, ThreadNotFoundError):
                 return
-            version = view.version
+            if (view.version, view.live) == shown:
+                continue
+            shown = (view.version, view.live)
             yield view
 
     async def subscribe_threads(
@@ -515,11 +524,8 @@ class ThreadService:
 def _cut(fold: ThreadFold, item_id: str) -> list[Message]:
     """The transcript up to the message holding `item_id`, with the results of the
     calls that message made."""
-    try:
-        seq = int(item_id.split(".", 1)[0])
-    except ValueError:
-        raise ItemNotFoundError(f"no item {item_id!r} in thread {fold.thread_id!r}") from None
-    positions = [index for index, entry in enumerate(fold.entries) if entry.seq == seq]
+    key, dot, _ = item_id.rpartition(".")
+    positions = [index for index, entry in enumerate(fold.entries) if dot and entry.key == key]
     if not positions:
         raise ItemNotFoundError(f"no item {item_id!r} in thread {fold.thread_id!r}")
     index = positions[0]

@@ -1,8 +1,10 @@
 """What a host shows: a thread's current view, its history and the thread list.
 
 Everything here is derived from the journal by `ThreadFold`; nothing is stored that
-could disagree with it. Item ids are journal positions (`<seq>.<block>`), so an item
-has the same id and ordinal live and after a reload, in any process.
+could disagree with it. The one addition is the draft of the reply being written
+(`Draft`, in this host's memory only), shown as live items. Item ids are
+`<message key>.<block>` (see `Entry`), so an item has the same id and ordinal live,
+once committed and after a reload, in any process.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from automata.core import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
-from automata.threads._fold import Entry, ThreadFold
+from automata.threads._draft import Draft
+from automata.threads._fold import Entry, ThreadFold, input_entry
 
 __all__ = [
     "HistoryEntry",
@@ -32,8 +35,16 @@ ItemStatus = Literal["pending", "running", "done", "error", "answered", "closed"
 
 @dataclass(frozen=True, slots=True)
 class ViewItem:
-    """One renderable item. `id` is stable (`<journal seq>.<block index>`) and
-    `ordinal` is its place in the view; both are the same live and after a reload.
+    """One renderable item. `id` is stable and `ordinal` is its place in the view;
+    both are the same live and after a reload. Ids are `<turn id>.0.0` for a turn's
+    user input, `<turn id>.<n>.<block>` for block `block` of the turn's n-th model
+    reply (n from 1), `msg-<seq>.<block>` for an imported or forked message, and the
+    `interaction_id` for an interaction.
+
+    `live` is True for an item of the reply being written (the draft, T22): its
+    `text` grows, and a `tool_call` item being written has `partial_input` (the
+    argument JSON written so far) and no `tool_input` yet; it is replaced in place by
+    the committed item.
 
     `text` is the user's or the model's text (or thinking); a `tool_call` item has
     `tool_name`, `tool_input`, `call_id`, `status` (`pending`: asked for, not yet
@@ -56,6 +67,8 @@ class ViewItem:
     result: str | None = None
     interaction_id: str | None = None
     interaction_kind: str | None = None
+    partial_input: str | None = None
+    live: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +81,14 @@ class QueuedInput:
 
 @dataclass(frozen=True, slots=True)
 class ThreadView:
-    """A thread as it stands at journal position `version` (its `last_seq`).
+    """A thread as it stands at journal position `version` (its `last_seq`), plus,
+    in the process running its turn, the draft of the reply being written.
+
+    `version` counts committed records only: two views with the same `version` show
+    the same committed items in every process. `live` is 0 when the view shows
+    committed items only, else the revision of the draft it merges (it grows with
+    each delta and goes back to 0 when the step commits, while `version` moves on);
+    `(version, live)` orders the views a subscriber is given.
 
     `status` is `running` while a turn runs or waits to run, `waiting` while it waits
     for a person (see the `interaction` items), else how the last turn
@@ -85,6 +105,7 @@ class ThreadView:
     version: int
     current_turn: str | None
     error: str | None = None
+    live: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
@@ -136,12 +157,12 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     message = entry.message
     if message.role == "user":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-        return [(f"{entry.seq}.0", {"kind": "user", "text": text})]
+        return [(f"{entry.key}.0", {"kind": "user", "text": text})]
     if message.role != "assistant":
         return []
     items: list[tuple[str, dict[str, Any]]] = []
     for index, block in enumerate(message.content):
-        key = f"{entry.seq}.{index}"
+        key = f"{entry.key}.{index}"
         if isinstance(block, ThinkingBlock):
             items.append((key, {"kind": "thinking", "text": block.thinking}))
         elif isinstance(block, TextBlock):
@@ -175,7 +196,7 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                     state = "closed"
                 items.append(
                     (
-                        f"{asked.seq}.0",
+                        asked.interaction_id,
                         {
                             "kind": "interaction",
                             "text": asked.question,
@@ -191,16 +212,38 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     return items
 
 
-def build_view(fold: ThreadFold) -> ThreadView:
-    """The view of a folded thread."""
+def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
+    """The view of a folded thread, with `draft` merged when it is the next reply of
+    the turn running now (a draft its step already committed, or of a turn that
+    stopped, is left out)."""
     entries = list(fold.entries)
     current = fold.current
     if current is not None and not current.started:
-        entries.append(Entry(current.seq, current.turn_id, current.message))
+        entries.append(input_entry(current))
     items: list[ViewItem] = []
     for entry in entries:
         for key, fields in _message_items(entry, fold):
             items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
+    live = 0
+    if (
+        draft is not None
+        and draft.blocks
+        and current is not None
+        and current.turn_id == draft.turn_id
+        and current.phase == "running"
+        and fold.next_reply_key(current.turn_id) == draft.key
+    ):
+        live = draft.revision
+        for index, block in enumerate(draft.blocks):
+            items.append(
+                ViewItem(
+                    id=f"{draft.key}.{index}",
+                    ordinal=len(items),
+                    turn_id=draft.turn_id,
+                    live=True,
+                    **block.fields(),
+                )
+            )
     last = fold.last_turn
     return ThreadView(
         thread_id=fold.thread_id,
@@ -213,4 +256,5 @@ def build_view(fold: ThreadFold) -> ThreadView:
         version=fold.last_seq,
         current_turn=None if current is None else current.turn_id,
         error=None if last is None or current is not None else last.error,
+        live=live,
     )
