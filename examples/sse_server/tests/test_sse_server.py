@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import uvicorn
+from automata_wire_testing import serving
 from sse_server import create_app, demo_agent
-from starlette.applications import Starlette
 
 from automata.core import Agent, RunResult, StopReason, post_run, tool
 from automata.core.testing import (
@@ -26,31 +23,6 @@ from automata.core.testing import (
 )
 
 TASK = "Plan a spring weekend in Lisbon"
-
-
-@asynccontextmanager
-async def serving(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
-    """Serve `app` with uvicorn on a free loopback port; yield a client for it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
-    serve = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                if serve.done():
-                    serve.result()  # startup failed: raise why
-                await asyncio.sleep(0.01)
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}", timeout=10, trust_env=False
-        ) as client:
-            yield client
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(serve, 10)
-        sock.close()
 
 
 @dataclass(frozen=True)

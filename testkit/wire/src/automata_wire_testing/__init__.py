@@ -30,6 +30,7 @@ from automata_wire_testing._server import (
     WireServer,
     unreachable_url,
 )
+from automata_wire_testing._serving import serving
 from automata_wire_testing._sse import halves, sse_data, sse_event
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "replay",
     "replayed_error",
     "sent_body",
+    "serving",
     "sse_data",
     "sse_event",
     "stream_items",
