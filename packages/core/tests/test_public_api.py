@@ -31,6 +31,8 @@ CORE = [
     "Block",
     "CallOptions",
     "CompactionError",
+    "CompactionEvent",
+    "CompactionSummary",
     "Compactor",
     "CompletionError",
     "EventCallbackError",

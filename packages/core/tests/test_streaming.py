@@ -19,6 +19,7 @@ import pytest
 from automata.core import (
     Agent,
     Approval,
+    CompactionEvent,
     HandoffEvent,
     IncompleteResponseError,
     MaxStepsError,
@@ -147,6 +148,8 @@ def trace(events: Sequence[StreamEvent]) -> list[tuple[str, str]]:
             out.append(("arguments", event.call_id))
         elif isinstance(event, HandoffEvent):
             out.append(("handoff", event.to_agent))
+        elif isinstance(event, CompactionEvent):
+            out.append(("compaction", str(event.summary.covered)))
         else:
             out.append(("partial", repr(event.output)))
     return out

@@ -48,6 +48,8 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    CompactionEvent,
+    CompactionSummary,
     HandoffEvent,
     PartialOutputEvent,
     StreamEvent,
@@ -123,6 +125,8 @@ __all__ = [
     "Block",
     "CallOptions",
     "CompactionError",
+    "CompactionEvent",
+    "CompactionSummary",
     "Compactor",
     "CompletionError",
     "EventCallbackError",

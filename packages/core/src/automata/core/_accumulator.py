@@ -4,7 +4,8 @@ Lanes are keyed by `(agent, invocation_id)`: top-level lanes first, then the oth
 the order they were first seen. Text and thinking are concatenated, tool calls are
 paired with their results (a result whose call was never announced is still
 recorded), a call's streamed argument text is kept until the call is announced, and
-usage is summed; the latest partial typed output is kept. A handoff marks the lane it
+usage is summed; the latest partial typed output is kept, and compaction summaries
+written for the lane's requests are counted. A handoff marks the lane it
 leaves (`AgentView.handed_off_to`); `current_agent` names the agent answering the
 top-level run now. Views are frozen copies;
 `add` and every read take a lock, so another thread or task may read while a run
@@ -19,6 +20,7 @@ from typing import Any
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._events import (
+    CompactionEvent,
     HandoffEvent,
     PartialOutputEvent,
     StreamEvent,
@@ -54,8 +56,9 @@ class ToolCallView:
 @dataclass(frozen=True, slots=True)
 class AgentView:
     """One agent invocation's lane: its text, reasoning, tool calls and usage, the
-    latest partial typed output (None until one arrived), and the agent it handed the
-    conversation to (None unless it did)."""
+    latest partial typed output (None until one arrived), the agent it handed the
+    conversation to (None unless it did), and how many compaction summaries were
+    written for its requests (`CompactionEvent`s)."""
 
     agent: str
     invocation_id: str
@@ -66,6 +69,7 @@ class AgentView:
     usage: Usage
     partial_output: Any = None
     handed_off_to: str | None = None
+    compactions: int = 0
 
 
 @dataclass(slots=True)
@@ -80,6 +84,7 @@ class _Lane:
     usage: Usage = field(default_factory=Usage)
     partial_output: Any = None
     handed_off_to: str | None = None
+    compactions: int = 0
 
     def view(self) -> AgentView:
         calls = tuple(self.calls.values())
@@ -99,6 +104,7 @@ class _Lane:
             usage=self.usage,
             partial_output=self.partial_output,
             handed_off_to=self.handed_off_to,
+            compactions=self.compactions,
         )
 
 
@@ -168,6 +174,8 @@ class StreamAccumulator:
                 lane.handed_off_to = event.to_agent
                 if event.depth == 0:
                     self._current = event.to_agent
+            elif isinstance(event, CompactionEvent):
+                lane.compactions += 1
 
     @property
     def current_agent(self) -> str | None:

@@ -24,6 +24,11 @@ What is guaranteed about a compacted request:
 - One compactor may serve any number of concurrent sessions: summaries are keyed by
   content, never by session, and concurrent requests for the same summary share a
   single summarizer call.
+- A summary written during a run is reported to the run's stream as a
+  `CompactionEvent` carrying a `CompactionSummary` (its key, how many messages it
+  covers, its text). `remember` hands such summaries to a new compactor (after a
+  restart, in another process), which then sends the same compacted requests without
+  asking its summarizer again.
 - A summarizer failure fails the run with `CompactionError`; nothing is memoized and
   nothing is sent to the agent's provider for that step.
 
@@ -47,7 +52,7 @@ import json
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast, overload
 
@@ -61,7 +66,9 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._deps import RunContext
 from automata.core._errors import RunError
+from automata.core._events import CompactionEvent, CompactionSummary
 from automata.core._hooks import Hook
 from automata.core._options import CallOptions
 from automata.core._provider import (
@@ -177,8 +184,14 @@ class Compactor(Hook):
 
     # -- the hook ----------------------------------------------------------------
 
-    async def before_send(self, request: ModelRequest) -> ModelRequest:
-        """The request itself while it fits `max_tokens`; otherwise a compacted copy."""
+    async def before_send(
+        self, request: ModelRequest, *, context: RunContext[Any] | None = None
+    ) -> ModelRequest:
+        """The request itself while it fits `max_tokens`; otherwise a compacted copy.
+
+        When it writes a new summary (not one it remembered), it reports it to the
+        run's stream as a `CompactionEvent` through `context.emit` (a run passes its
+        context to a hook that declares one, L86)."""
         messages = request.messages
         chain = self._chain(messages)
         start = 1 if messages and messages[0].role == "system" else 0
@@ -194,6 +207,16 @@ class Compactor(Hook):
             cut, summary = previous
         else:
             summary = await self._summary(messages, chain, start, cut, previous)
+            if context is not None:
+                written = CompactionSummary(key=chain[cut].hex(), covered=cut, summary=summary)
+                context.emit(
+                    CompactionEvent(
+                        agent=context.agent,
+                        invocation_id=context.invocation_id,
+                        depth=context.depth,
+                        summary=written,
+                    )
+                )
         return replace(request, messages=_compacted(messages, start, cut, summary))
 
     async def after_run(self, result: RunResult[Any], error: BaseException | None) -> None:
@@ -201,6 +224,20 @@ class Compactor(Hook):
         (a pre-send hook cannot see the run, so the error starts without one)."""
         if isinstance(error, CompactionError) and error.result is None:
             error.result = result
+
+    def remember(self, summaries: Iterable[CompactionSummary]) -> None:
+        """Take summaries written before (by this compactor or another one, say before
+        a restart) as if this compactor had written them: a request they cover reuses
+        them, byte for byte, instead of asking the summarizer. At most `max_cached` are
+        kept (the last ones given); a key that is not a hex digest is refused with
+        `ValueError` before any is taken."""
+        given = [(bytes.fromhex(s.key), s.summary) for s in summaries]
+        with self._lock:
+            for key, summary in given:
+                self._summaries[key] = summary
+                self._summaries.move_to_end(key)
+            while len(self._summaries) > self.max_cached:
+                self._summaries.popitem(last=False)
 
     # -- usage -------------------------------------------------------------------
 

@@ -9,10 +9,14 @@ is of the agent's declared type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Generic
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic
 
 from typing_extensions import TypeVar
+
+if TYPE_CHECKING:
+    from automata.core._events import StreamEvent
 
 __all__ = ["DepsT", "RunContext"]
 
@@ -25,8 +29,17 @@ agent declares none)."""
 class RunContext(Generic[DepsT]):
     """What a dynamic system prompt or instructions function sees of its run: the
     run's `deps` (None when the run was given none), the agent's name and the run's
-    invocation id."""
+    invocation id.
+
+    The context a pre-send hook is given (L86) also carries the run's nesting `depth`
+    (0 at the top level) and `emit`, which reports a `StreamEvent` to the run's stream
+    (`agent.stream`, `iter(on_event=...)`) as it happens; it does nothing when no one
+    listens, and everywhere else. `emit` takes no part in comparison or `repr`."""
 
     deps: DepsT
     agent: str
     invocation_id: str
+    depth: int = 0
+    emit: Callable[[StreamEvent], None] = field(
+        default=lambda event: None, compare=False, repr=False
+    )

@@ -15,6 +15,8 @@ from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
 __all__ = [
+    "CompactionEvent",
+    "CompactionSummary",
     "HandoffEvent",
     "PartialOutputEvent",
     "StreamEvent",
@@ -103,6 +105,27 @@ class HandoffEvent(_EventBase):
     to_agent: str
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionSummary:
+    """A summary a `Compactor` wrote: it stands for the first `covered` messages of a
+    request (the system message included), whose content is identified by `key` (the
+    hex of the compactor's hash chain over those messages). Hand it back with
+    `Compactor.remember` and a new compactor reuses it instead of asking its
+    summarizer again."""
+
+    key: str
+    covered: int
+    summary: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionEvent(_EventBase):
+    """A `Compactor` wrote a new summary for this run's request (before the provider
+    call it compacts; a summary reused from memory gives none)."""
+
+    summary: CompactionSummary
+
+
 StreamEvent = (
     TextEvent
     | ThinkingEvent
@@ -112,4 +135,5 @@ StreamEvent = (
     | ToolResultEvent
     | UsageEvent
     | HandoffEvent
+    | CompactionEvent
 )

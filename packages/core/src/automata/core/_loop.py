@@ -83,6 +83,10 @@ __all__ = ["STOPPED_BEFORE_TOOLS", "LoopOutcome", "RunLoop", "RunSettings"]
 STOPPED_BEFORE_TOOLS = "canceled: the run was stopped before this call ran"
 
 
+def _ignore(event: StreamEvent) -> None:
+    """Where a hook's events go when no one listens to the run."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunSettings:
     """Everything fixed for one run, resolved from the agent and per-run options."""
@@ -394,7 +398,9 @@ class RunLoop:
                 await guard.before(messages)
             except RunError as tripped:
                 raise self.fail(tripped, StopReason.ERROR) from tripped.__cause__
-        context = RunContext(self.deps, settings.agent, self.invocation_id)
+        context = RunContext(
+            self.deps, settings.agent, self.invocation_id, self.depth, self.emit or _ignore
+        )
         swap = settings.system_swap
         if swap is not None:
             text = "" if swap.prompt is None else await render_prompt(swap.prompt, context)

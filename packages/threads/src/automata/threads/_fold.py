@@ -10,8 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from automata.core import Message, ToolResultBlock, ToolUseBlock, Usage
-from automata.threads._records import Decoded, message_from, turn_id_of, usage_from
+from automata.core import CompactionSummary, Message, ToolResultBlock, ToolUseBlock, Usage
+from automata.threads._records import (
+    Decoded,
+    compaction_from,
+    message_from,
+    turn_id_of,
+    usage_from,
+)
 
 __all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState", "input_entry"]
 
@@ -112,6 +118,8 @@ class ThreadFold:
         self.usage = Usage()
         self.retry_keys: set[str] = set()
         self.interactions: dict[str, InteractionState] = {}
+        self.compactions: list[CompactionSummary] = []
+        """The summaries the thread's compactors wrote, in journal order."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -199,6 +207,8 @@ class ThreadFold:
             turn = self._turn(data)
             turn.phase = "queued"
             turn.error = None
+        elif kind == "compaction":
+            self.compactions.append(compaction_from(data))
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

@@ -31,6 +31,11 @@ Kinds (data fields besides `v`):
   (a question's answer; `[redacted]` for a secret one).
 - `retry`: `turn`, `request_key`: the failed turn runs again from where its
   transcript stands.
+- `compaction`: `turn`, `key`, `covered`, `summary`: a summary a `Compactor` among
+  the turn's agent's hooks wrote for one of the turn's requests (the core's
+  `CompactionSummary`, field for field), journaled with the step whose request it
+  compacted (or, when that call failed, before the turn ends). Each turn hands the
+  thread's summaries back to its agent's compactors (`Compactor.remember`).
 """
 
 from __future__ import annotations
@@ -39,12 +44,14 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from automata.core import Message, TranscriptError, Usage
+from automata.core import CompactionSummary, Message, TranscriptError, Usage
 from automata.threads.store import NewRecord, Record
 
 __all__ = [
     "FORMAT_VERSION",
     "TurnStatus",
+    "compaction_from",
+    "compaction_record",
     "decode",
     "encode",
     "message_data",
@@ -120,6 +127,24 @@ def message_from(data: object) -> Message:
 def usage_from(data: object) -> Usage | None:
     """The usage a `step` record holds, or None."""
     return None if data is None else Usage.model_validate(data)
+
+
+def compaction_record(turn_id: str, summary: CompactionSummary) -> NewRecord:
+    """The `compaction` record of a summary written during turn `turn_id`."""
+    return encode(
+        "compaction",
+        turn=turn_id,
+        key=summary.key,
+        covered=summary.covered,
+        summary=summary.summary,
+    )
+
+
+def compaction_from(data: dict[str, Any]) -> CompactionSummary:
+    """The summary a `compaction` record holds."""
+    return CompactionSummary(
+        key=str(data["key"]), covered=int(data["covered"]), summary=str(data["summary"])
+    )
 
 
 def turn_id_of(seq: int) -> str:

@@ -16,6 +16,12 @@ A crash during a provider call therefore re-sends that call on recovery (model c
 are at least once); a crash during a batch leaves dispatched calls without outcome,
 settled by `_recovery`.
 
+Compaction (T25): the run's `CompactionEvent`s (its own, depth 0) are journaled as
+`compaction` records with the next committed step (before the turn ends when the call
+they preceded failed), and every turn, when it starts or resumes, hands the thread's
+journaled summaries to each `Compactor` among its agent's hooks, so a restart never
+asks the summarizer again for a summary the journal holds.
+
 While a step is made, the run's stream events grow the thread's draft in the host's
 memory (`LiveDrafts`), never in the journal; the draft is replaced when its step
 commits and dropped when the run stops, whatever the reason.
@@ -30,6 +36,9 @@ from typing import Any
 
 from automata.core import (
     Agent,
+    CompactionEvent,
+    CompactionSummary,
+    Compactor,
     Message,
     ModelStep,
     RunError,
@@ -51,7 +60,7 @@ from automata.threads._draft import LiveDrafts
 from automata.threads._errors import LeaseLostError, ThreadNotFoundError
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import asks_for
-from automata.threads._records import encode, message_data
+from automata.threads._records import compaction_record, encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
     OUTCOME_UNKNOWN,
@@ -175,6 +184,10 @@ class ThreadRunner:
         except Exception as exc:
             await self._end(fold, turn, "failed", f"the agent factory failed: {exc}")
             return
+        if fold.compactions:
+            for hook in agent.hooks:
+                if isinstance(hook, Compactor):
+                    hook.remember(fold.compactions)
         surface, fingerprint = surface_of(agent)
         invocation_id = turn_invocation_id(self.thread_id, turn.turn_id)
         task: Message | None
@@ -335,9 +348,19 @@ class ThreadRunner:
         replies = fold.turns[turn_id].replies
         draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
 
+        written: list[CompactionSummary] = []
+
         def on_event(event: StreamEvent) -> None:
-            if draft.take(event):
+            if isinstance(event, CompactionEvent):
+                if event.depth == 0:
+                    written.append(event.summary)
+            elif draft.take(event):
                 self.drafts.changed(self.thread_id)
+
+        def compactions() -> list[NewRecord]:
+            taken = [compaction_record(turn_id, summary) for summary in written]
+            written.clear()
+            return taken
 
         try:
             session = agent.session(transcript)
@@ -347,6 +370,7 @@ class ThreadRunner:
                 async for step in steps:
                     if isinstance(step, ModelStep):
                         records = [
+                            *compactions(),
                             encode(
                                 "step",
                                 turn=turn_id,
@@ -355,7 +379,7 @@ class ThreadRunner:
                                 if step.usage is None
                                 else step.usage.model_dump(mode="json"),
                                 stop_reason=step.stop_reason.value,
-                            )
+                            ),
                         ]
                         asks = asks_for(agent, step.tool_calls)
                         if asks:  # park: the calls wait for a person's answer
@@ -378,7 +402,8 @@ class ThreadRunner:
                         ]
                     elif isinstance(step, ToolStep):
                         records = [
-                            encode("results", turn=turn_id, message=message_data(step.results))
+                            *compactions(),
+                            encode("results", turn=turn_id, message=message_data(step.results)),
                         ]
                     await self._append(records)
                     journaled = step.length
@@ -396,8 +421,11 @@ class ThreadRunner:
             partial = getattr(error, "result", None)
             messages = getattr(partial, "messages", None) or []
             late = [
-                encode("message", turn=turn_id, message=message_data(message))
-                for message in messages[journaled:]
+                *compactions(),
+                *(
+                    encode("message", turn=turn_id, message=message_data(message))
+                    for message in messages[journaled:]
+                ),
             ]
             if late:
                 await self._append(late)
@@ -405,6 +433,9 @@ class ThreadRunner:
             text = str(error) if isinstance(error, RunError) else f"{type(error).__name__}: {error}"
             await self._end(fold, turn, "failed", text)
             return
+        unjournaled = compactions()
+        if unjournaled:
+            await self._append(unjournaled)
         fold = await self.load(self.thread_id)
         await self._end(fold, turn, "done", None)
 

@@ -93,7 +93,11 @@ class ThreadView:
     `status` is `running` while a turn runs or waits to run, `waiting` while it waits
     for a person (see the `interaction` items), else how the last turn
     ended (`done`, `failed`, `cancelled`, `effect_outcome_unknown`) or `idle`. `error`
-    is the last turn's error text. `usage` totals every committed model step."""
+    is the last turn's error text. `usage` totals every committed model step.
+
+    `compactions` counts the summaries the thread's compactors wrote (its `compaction`
+    records, T25) and `compacted` is how many request messages the latest one stands
+    for (0 before the first)."""
 
     thread_id: str
     parent_id: str | None
@@ -106,6 +110,8 @@ class ThreadView:
     current_turn: str | None
     error: str | None = None
     live: int = 0
+    compactions: int = 0
+    compacted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
@@ -257,4 +263,6 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         current_turn=None if current is None else current.turn_id,
         error=None if last is None or current is not None else last.error,
         live=live,
+        compactions=len(fold.compactions),
+        compacted=fold.compactions[-1].covered if fold.compactions else 0,
     )
