@@ -138,3 +138,25 @@ def test_calls_without_results_before_the_last_message_are_still_refused() -> No
     cut = [*cut_after_the_model_turn(), Message.user("hello?")]
     with pytest.raises(TranscriptError, match="'c1'"):
         Agent(ScriptedProvider([])).session(cut)
+
+
+async def test_an_approver_given_to_one_run_decides_for_that_run_only() -> None:
+    """L90: the run's approver replaces the agent's for that run; the next run is the
+    agent's again."""
+
+    def deny(call: ToolUseBlock, context: ToolContext) -> Approval:
+        return Approval.deny("needs a human")
+
+    def allow(call: ToolUseBlock, context: ToolContext) -> Approval:
+        return Approval.allow()
+
+    ran: list[str] = []
+    rome = tool_calls(tool_call("c2", "weather", city="Rome"))
+    provider = ScriptedProvider(["Paris is at 21C.", rome, "No."])
+    session = weather_agent(provider, ran, approver=deny).session(cut_after_the_model_turn())
+    await session.run(None, approver=allow)
+    assert ran == ["Paris"]
+    await session.run("And Rome?")
+    assert ran == ["Paris"]
+    denied = ("c2", "denied: needs a human", True)
+    assert tool_results(provider.requests[-1].messages)[-1] == denied

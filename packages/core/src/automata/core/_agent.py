@@ -364,6 +364,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         usage_limits: UsageLimits | None = None,
         name: str | None = None,
         output_validators: Sequence[OutputValidator[Any, Any]] = (),
+        approver: Approver | None = None,
     ) -> RunPlan:
         """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
         for validator in output_validators:
@@ -379,6 +380,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             and usage_limits is None
             and name is None
             and not output_validators
+            and approver is None
         )
         if plain:
             cached = self._plan_cache
@@ -395,6 +397,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             usage_limits=usage_limits,
             name=name,
             output_validators=tuple(output_validators),
+            approver=approver,
         )
         if plain:
             self._plan_cache = (self._config_key(), plan)
@@ -435,6 +438,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         usage_limits: UsageLimits | None,
         name: str | None,
         output_validators: tuple[OutputValidator[Any, Any], ...],
+        approver: Approver | None,
     ) -> RunPlan:
         steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
         if max_correction_turns < 0:
@@ -449,7 +453,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             tool_specs=self._specs,
             options=self.call_options.merged(call_options),
             policy=tool_policy if tool_policy is not None else self.tool_policy,
-            approver=self.approver,
+            approver=approver if approver is not None else self.approver,
             pre_send=_pre_send_hooks(all_hooks),
             max_steps=steps,
             usage_limits=usage_limits if usage_limits is not None else self.usage_limits,

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from automata.core._approval import Approver
 from automata.core._blocks import (
     Block,
     ImageBlock,
@@ -50,6 +51,7 @@ class RunOptions(TypedDict, total=False):
     hooks: Iterable[Hook]
     usage_limits: UsageLimits | None
     output_validators: Sequence[OutputValidator[Any, Any]]
+    approver: Approver | None
 
 
 _RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
