@@ -3,11 +3,12 @@ and `respond` from any host commits the answer and resumes the turn."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-from automata.core import Agent, tool
+from automata.core import Agent, ToolPolicy, tool
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 from automata.threads import (
     Host,
@@ -72,6 +73,38 @@ async def test_an_approved_call_runs_once_after_the_answer(
     assert (answered.id, answered.ordinal, answered.status) == (asked.id, asked.ordinal, "answered")
     call = next(item for item in done.items if item.kind == "tool_call")
     assert (call.status, call.result) == ("done", "charged 5")
+
+
+async def test_an_approved_call_runs_under_the_agents_tool_policy(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T18: once approved, the call runs as an ordinary tool batch of the agent (its
+    tool policy applies): a call that hangs times out, and the model is told so."""
+
+    async def charge(amount: int) -> str:
+        await asyncio.sleep(30)
+        return "never"
+
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "charge", amount=5)), "gave up"])
+
+    def agent(request: object) -> Agent[None]:
+        return Agent(
+            provider,
+            tools=[tool(charge, name="charge")],
+            approver=require_approval("charge"),
+            tool_policy=ToolPolicy(timeout=0.1),
+        )
+
+    service = await service_for(agent)
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "pay", request_key="s")
+    asked = interaction(await settle(service, thread.thread_id))
+    await service.respond(thread.thread_id, asked.interaction_id or "", True, request_key="r")
+    done = await asyncio.wait_for(settle(service, thread.thread_id), 10)
+    assert done.status == "done"
+    call = next(item for item in done.items if item.kind == "tool_call")
+    assert call.status == "error"
+    assert "timed out" in str(call.result)
 
 
 async def test_a_denied_call_never_runs_and_the_model_sees_why(

@@ -7,18 +7,31 @@ lets a runner go on. The gated call runs only once it is approved.
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from automata.core import Agent, Approval, FunctionTool, ToolContext, ToolUseBlock, tool
+from automata.core import (
+    Agent,
+    Approval,
+    Approver,
+    FunctionTool,
+    ToolContext,
+    ToolUseBlock,
+    tool,
+)
+
+if TYPE_CHECKING:
+    from automata.threads._fold import InteractionState
 
 __all__ = [
     "ASK_USER",
     "REDACTED",
     "ApprovalGate",
     "Ask",
+    "RecordedDecisions",
     "ask_user_tool",
     "asks_for",
     "require_approval",
@@ -103,3 +116,24 @@ def asks_for(agent: Agent[Any], calls: Sequence[ToolUseBlock]) -> list[Ask]:
             arguments = json.dumps(call.input, ensure_ascii=False, sort_keys=True)
             asks.append(Ask(call, "approval", f"Allow {call.name}({arguments})?", False))
     return asks
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedDecisions:
+    """The approver of a run resuming a turn people decided on: the journaled decision
+    for each decided call (an approval runs it, a denial gives `denied: <reason>`, the
+    same text the journal holds), the agent's own approver for any other call."""
+
+    decisions: Mapping[str, InteractionState]
+    fallback: Approver | None
+
+    async def __call__(self, call: ToolUseBlock, context: ToolContext[Any]) -> Approval:
+        decided = self.decisions.get(call.id)
+        if decided is not None:
+            if decided.approved:
+                return Approval.allow()
+            return Approval.deny((decided.answer or "denied").removeprefix("denied: "))
+        if self.fallback is None:
+            return Approval.allow()
+        verdict = self.fallback(call, context)
+        return await verdict if inspect.isawaitable(verdict) else verdict

@@ -36,6 +36,7 @@ from typing import Any
 
 from automata.core import (
     Agent,
+    Approver,
     CompactionEvent,
     CompactionSummary,
     Compactor,
@@ -59,7 +60,7 @@ from automata.threads._agents import (
 from automata.threads._draft import LiveDrafts
 from automata.threads._errors import LeaseLostError, ThreadNotFoundError
 from automata.threads._fold import ThreadFold, TurnState
-from automata.threads._interactions import asks_for
+from automata.threads._interactions import RecordedDecisions, asks_for
 from automata.threads._records import compaction_record, encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
@@ -190,6 +191,7 @@ class ThreadRunner:
                     hook.remember(fold.compactions)
         surface, fingerprint = surface_of(agent)
         invocation_id = turn_invocation_id(self.thread_id, turn.turn_id)
+        approver: Approver | None = None
         task: Message | None
         if not turn.started:
             records = []
@@ -246,20 +248,20 @@ class ThreadRunner:
             settled = await self._settle(fold, turn, agent, invocation_id)
             if settled is None:
                 return
-            transcript = settled
+            transcript, approver = settled
             task = None
-        await self._drive(fold, turn, agent, transcript, task, invocation_id)
+        await self._drive(fold, turn, agent, transcript, task, invocation_id, approver)
 
     async def _settle(
         self, fold: ThreadFold, turn: TurnState, agent: Agent[Any], invocation_id: str
-    ) -> list[Message] | None:
+    ) -> tuple[list[Message], Approver | None] | None:
         """Give the calls a stopped or parked run left open an outcome: run idempotent
         and approved ones, answer questions, deny what was denied, or end the turn
-        `effect_outcome_unknown`. The transcript to go on with, or None when the turn
-        ended."""
+        `effect_outcome_unknown`. The transcript to go on with and the approver for
+        the run that goes on (None: the agent's), or None when the turn ended."""
         open_calls = fold.open_calls()
         if not open_calls:
-            return fold.transcript
+            return fold.transcript, None
         calls = [state.call for state in open_calls]
         unsafe = [
             state.call
@@ -280,13 +282,22 @@ class ThreadRunner:
                 "call was not replayed",
             )
             return None
-        if not any(fold.interaction_for(state) for state in open_calls):
-            # a crash left (idempotent) calls open: the core runs them again as an
-            # ordinary batch (policy, timeouts, retries) when the run goes on (L88)
+        asks = {state.call.id: fold.interaction_for(state) for state in open_calls}
+        if all(ask is None or ask.kind == "approval" for ask in asks.values()):
+            # calls a crash left open (idempotent ones) and calls people decided on:
+            # the core runs them as an ordinary batch (policy, timeouts, retries) when
+            # the run goes on (L88), the recorded decisions as its approver (L90)
             await self._append(
-                [encode("dispatched", turn=turn.turn_id, call=call.id) for call in calls]
+                [
+                    encode("dispatched", turn=turn.turn_id, call=call.id)
+                    for call in calls
+                    if (ask := asks[call.id]) is None or ask.approved
+                ]
             )
-            return fold.transcript
+            decided = {call_id: ask for call_id, ask in asks.items() if ask is not None}
+            if not decided:
+                return fold.transcript, None
+            return fold.transcript, RecordedDecisions(decided, agent.approver)
         journaled: dict[str, ToolResultBlock] = {}
         live: dict[str, ToolResultBlock] = {}
         to_run: list[ToolUseBlock] = []
@@ -314,7 +325,7 @@ class ThreadRunner:
         await self._append([encode("results", turn=turn.turn_id, message=message_data(stored))])
         transcript = fold.transcript
         transcript.append(Message(role="tool", content=tuple(live[call.id] for call in calls)))
-        return transcript
+        return transcript, None
 
     async def _drive(
         self,
@@ -324,9 +335,10 @@ class ThreadRunner:
         transcript: list[Message],
         task: Message | None,
         invocation_id: str,
+        approver: Approver | None = None,
     ) -> None:
         try:
-            await self._steps(fold, turn, agent, transcript, task, invocation_id)
+            await self._steps(fold, turn, agent, transcript, task, invocation_id, approver)
         finally:
             draft = self.drafts.get(self.thread_id)
             if draft is not None:
@@ -340,6 +352,7 @@ class ThreadRunner:
         transcript: list[Message],
         task: Message | None,
         invocation_id: str,
+        approver: Approver | None,
     ) -> None:
         extra = self.supplemental(turn.request_key)
         hooks = () if extra is None else (supplemental_hook(extra),)
@@ -365,7 +378,13 @@ class ThreadRunner:
         try:
             session = agent.session(transcript)
             journaled = len(session.messages) + (1 if task is not None else 0)
-            steps = session.iter(task, invocation_id=invocation_id, hooks=hooks, on_event=on_event)
+            steps = session.iter(
+                task,
+                invocation_id=invocation_id,
+                hooks=hooks,
+                on_event=on_event,
+                approver=approver,
+            )
             async with steps:
                 async for step in steps:
                     if isinstance(step, ModelStep):
