@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from automata.core._blocks import Message, ToolResultBlock, ToolUseBlock
 from automata.core._errors import ArgumentTypeError
 from automata.core._options import CallOptions
 from automata.core._prompts import PromptPart
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from automata.core._agent import Agent
     from automata.core._loop import RunSettings
 
-__all__ = ["Handoff", "SystemSwap", "handed_off", "handoff"]
+__all__ = ["Handoff", "SystemSwap", "handed_off", "handoff", "handoff_in"]
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 _NO_ARGUMENTS: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -102,3 +103,20 @@ def handed_off(current: RunSettings, target: Handoff) -> tuple[RunSettings, RunS
         options=options,
     )
     return base, typed
+
+
+def handoff_in(
+    handoffs: Mapping[str, Handoff], calls: tuple[ToolUseBlock, ...], results: Message
+) -> Handoff | None:
+    """The handoff a committed batch asked for: the first handoff call, in the model's
+    order, whose result is not an error (L80); None when there is none."""
+    failed = {
+        block.tool_use_id
+        for block in results.content
+        if isinstance(block, ToolResultBlock) and block.is_error
+    }
+    for call in calls:
+        found = handoffs.get(call.name)
+        if found is not None and call.id not in failed:
+            return found
+    return None

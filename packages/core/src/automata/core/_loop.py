@@ -42,7 +42,7 @@ from automata.core._events import (
     ToolCallEvent,
     UsageEvent,
 )
-from automata.core._handoffs import Handoff, SystemSwap, handed_off
+from automata.core._handoffs import Handoff, SystemSwap, handed_off, handoff_in
 from automata.core._hooks import Hook, send_through
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
@@ -289,7 +289,7 @@ class RunLoop:
                         ),
                         StopReason.ERROR,
                     )
-                target = self.handoff_in(calls, transcript[-1]) if settings.handoffs else None
+                target = handoff_in(settings.handoffs, calls, transcript[-1])
                 if target is not None:
                     self.hand_off(target)
                 yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
@@ -305,20 +305,6 @@ class RunLoop:
         except GeneratorExit:
             self.stop_early()
             raise
-
-    def handoff_in(self, calls: tuple[ToolUseBlock, ...], results: Message) -> Handoff | None:
-        """The handoff the batch asked for: the first handoff call, in the model's
-        order, whose result is not an error (L80)."""
-        failed = {
-            block.tool_use_id
-            for block in results.content
-            if isinstance(block, ToolResultBlock) and block.is_error
-        }
-        for call in calls:
-            found = self.settings.handoffs.get(call.name)
-            if found is not None and call.id not in failed:
-                return found
-        return None
 
     def hand_off(self, target: Handoff) -> None:
         """Go on with `target`'s agent: new settings (the run's limits and output type
