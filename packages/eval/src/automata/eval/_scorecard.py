@@ -2,7 +2,7 @@
 grades, pass/fail, latency and tokens, with confidence intervals.
 
 A pure function of the case results, the budgets and the totals of repeated runs; the
-rules are docs/eval-scorecard.md SC1-SC8 and SC13, each pinned by a test.
+rules are docs/eval-scorecard.md SC1-SC9, each pinned by a test.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def score_run(
     """Score a run from its case results.
 
     Guaranteed: every level and rate is in [0, 1] and the total in [0, 100]; the same
-    inputs give the same scorecard; a run with no trials scores 0 everywhere (SC13).
+    inputs give the same scorecard; a run with no trials scores 0 everywhere (SC9).
     Raises ValueError when a budget is not positive."""
     if not budgets.latency_ms > 0 or not budgets.tokens > 0:
         raise ValueError(

@@ -2,7 +2,7 @@
 pass@k and pass^k estimators, and a Student t interval on a mean.
 
 Pure functions of their arguments, standard library only (no scipy at run time). The
-rules they follow are docs/eval-scorecard.md SC9-SC12; the tests check each against an
+rules they follow are docs/eval-scorecard.md SC10-SC13; the tests check each against an
 independent reference (statsmodels, exact fractions, scipy).
 """
 
@@ -21,7 +21,7 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     statsmodels' `proportion_confint(method="wilson")` at the same `z` (1.96 is the
     usual two-sided 95%). Raises ValueError when `n < 1` (an interval on no trials
     means nothing: callers report None), when `successes` is outside `0..n`, or when
-    `z` is not a positive finite number (SC9)."""
+    `z` is not a positive finite number (SC10)."""
     _check_count("n", n)
     _check_count("successes", successes)
     if n < 1:
@@ -46,7 +46,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     `1 - C(n - c, k) / C(n, k)`.
 
     Computed as `1 - prod(1 - k / i for i in n-c+1..n)`, which never forms the large
-    binomials. Raises ValueError unless `n >= 1`, `0 <= c <= n` and `1 <= k <= n` (SC10)."""
+    binomials. Raises ValueError unless `n >= 1`, `0 <= c <= n` and `1 <= k <= n` (SC11)."""
     _check_estimator_args(n, c, k)
     if n - c < k:
         return 1.0
@@ -61,7 +61,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     without replacement from `n` (of which `c` passed) pass: `C(c, k) / C(n, k)`.
 
     Computed as `prod((c - i) / (n - i) for i in 0..k-1)`. Raises ValueError unless
-    `n >= 1`, `0 <= c <= n` and `1 <= k <= n` (SC11)."""
+    `n >= 1`, `0 <= c <= n` and `1 <= k <= n` (SC12)."""
     _check_estimator_args(n, c, k)
     if c < k:
         return 0.0
@@ -77,7 +77,7 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     `s` the sample standard deviation.
 
     None for fewer than two values (no spread to measure). Raises ValueError when a
-    value is not finite or `confidence` is not strictly between 0 and 1 (SC12)."""
+    value is not finite or `confidence` is not strictly between 0 and 1 (SC13)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, not {confidence!r}")
     data = [float(value) for value in values]
@@ -98,7 +98,7 @@ def t_quantile(p: float, df: float) -> float:
 
     The distribution function is the regularized incomplete beta function (a Lentz
     continued fraction); it is inverted by bisection. Raises ValueError unless
-    `0 < p < 1` and `df > 0` (SC12)."""
+    `0 < p < 1` and `df > 0` (SC13)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be strictly between 0 and 1, not {p!r}")
     if not (math.isfinite(df) and df > 0):
