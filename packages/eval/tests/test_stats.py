@@ -94,6 +94,13 @@ def test_sc10_wilson_refuses_no_trials_and_impossible_counts(
         wilson_interval(successes, n, z=z)
 
 
+def test_sc10_wilson_counts_must_be_ints() -> None:
+    with pytest.raises(TypeError):
+        wilson_interval(1.0, 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        wilson_interval(1, True)
+
+
 # SC11 and SC12: the unbiased estimators.
 
 
