@@ -26,6 +26,7 @@ from automata.eval._model import (
     TrialFailure,
     TrialResult,
 )
+from automata.eval._html import write_html
 
 __all__ = [
     "REPORT_FORMAT",
@@ -45,4 +46,5 @@ __all__ = [
     "ToolCallRecord",
     "TrialFailure",
     "TrialResult",
+    "write_html",
 ]
