@@ -7,6 +7,7 @@ HTML reports, a CLI and a pytest plugin. Works on any automata `Agent`.
 
 from __future__ import annotations
 
+from automata.eval._html import write_html
 from automata.eval._model import (
     REPORT_FORMAT,
     REPORT_VERSION,
@@ -26,7 +27,6 @@ from automata.eval._model import (
     TrialFailure,
     TrialResult,
 )
-from automata.eval._html import write_html
 
 __all__ = [
     "REPORT_FORMAT",

@@ -50,12 +50,12 @@ def case_slugs(names: Sequence[str]) -> list[str]:
     return slugs
 
 
-def _card(label: str, value: str, interval: str, parts: list[tuple[str, str]]) -> str:
+def _card(label: str, value: str, note: str, parts: list[tuple[str, str]]) -> str:
     rows = "".join(f"<dt>{escape(name)}</dt><dd>{escape(shown)}</dd>" for name, shown in parts)
     return (
         f'<div class="card"><div class="label">{escape(label)}</div>'
         f'<div class="value">{escape(value)}</div>'
-        f'<div class="interval">{escape(interval)}</div><dl>{rows}</dl></div>'
+        f'<div class="formula">{escape(note)}</div><dl>{rows}</dl></div>'
     )
 
 
@@ -67,21 +67,24 @@ def _total_interval(card: Scorecard) -> str:
 
 def _scorecard(card: Scorecard, report: RunReport) -> str:
     budgets = report.budgets
+    repeats = len(report.repeat_totals)
     total = (
         '<div class="card total"><div class="label">Total</div>'
         f'<div class="value">{fmt_number(card.total)}</div>'
-        f'<div class="interval">{escape(_total_interval(card))}</div>'
-        "<dl><dt>formula</dt><dd>100 × (0.2 L1 + 0.5 L2 + 0.3 L3)</dd>"
-        + (f"<dt>repeats</dt><dd>{len(report.repeat_totals)}</dd>" if report.repeat_totals else "")
-        + "</dl></div>"
+        f'<div class="interval">{escape(_total_interval(card))}'
+        + (f" over {repeats} repeats" if repeats else "")
+        + '</div><div class="formula">100 × (0.2 L1 + 0.5 L2 + 0.3 L3)</div></div>'
     )
     l1 = _card(
-        "L1 compliance", fmt_percent(card.l1), "", [("compliance", fmt_percent(card.compliance))]
+        "L1 compliance",
+        fmt_percent(card.l1),
+        "forbidden tools and text guardrails",
+        [("compliance", fmt_percent(card.compliance))],
     )
     l2 = _card(
         "L2 tool use",
         fmt_percent(card.l2),
-        "",
+        "(tool-call accuracy + repair rate) / 2",
         [
             ("tool-call accuracy", fmt_percent(card.tool_call_accuracy)),
             ("repair rate", fmt_percent(card.repair_rate)),
@@ -91,12 +94,12 @@ def _scorecard(card: Scorecard, report: RunReport) -> str:
     l3 = _card(
         "L3 outcome",
         fmt_percent(card.l3),
-        "",
+        "mean of pass@1 and the budget scores",
         [
             ("pass@1", fmt_percent(card.pass_at_1)),
             ("pass@1 CI", fmt_interval(card.pass_at_1_interval)),
-            (f"latency (≤ {budgets.latency_ms:,.0f} ms)", fmt_percent(card.latency_score)),
-            (f"tokens (≤ {budgets.tokens:,})", fmt_percent(card.token_score)),
+            (f"latency ≤ {budgets.latency_ms:,.0f} ms", fmt_percent(card.latency_score)),
+            (f"tokens ≤ {budgets.tokens:,}", fmt_percent(card.token_score)),
         ],
     )
     cards = total + l1 + l2 + l3
@@ -104,27 +107,23 @@ def _scorecard(card: Scorecard, report: RunReport) -> str:
 
 
 def _reliability(reliability: Reliability, judge_agreement: float | None) -> str:
-    rows = [
-        ("Trials", reliability.trials, False),
-        ("Provider errors", reliability.provider_errors, True),
-        ("Retries", reliability.retries, True),
-        ("Timeouts", reliability.timeouts, True),
-        ("Cancelled trials", reliability.cancelled, True),
-        ("Agent errors", reliability.agent_errors, True),
+    tiles = [
+        ("Trials", f"{reliability.trials:,}", False),
+        ("Provider errors", f"{reliability.provider_errors:,}", reliability.provider_errors > 0),
+        ("Retries", f"{reliability.retries:,}", reliability.retries > 0),
+        ("Timeouts", f"{reliability.timeouts:,}", reliability.timeouts > 0),
+        ("Cancelled trials", f"{reliability.cancelled:,}", reliability.cancelled > 0),
+        ("Agent errors", f"{reliability.agent_errors:,}", reliability.agent_errors > 0),
     ]
-    cells = "".join(
-        f'<tr><th>{label}</th><td class="num{" nonzero" if flag and count else ""}">'
-        f"{count:,}</td></tr>"
-        for label, count, flag in rows
-    )
     if judge_agreement is not None:
-        cells += (
-            f'<tr><th>Judge agreement with gold</th><td class="num">'
-            f"{fmt_percent(judge_agreement)}</td></tr>"
-        )
+        tiles.append(("Judge agreement", fmt_percent(judge_agreement), False))
+    cells = "".join(
+        f'<div class="stat{" nonzero" if flagged else ""}"><div class="label">{label}</div>'
+        f'<div class="value">{value}</div></div>'
+        for label, value, flagged in tiles
+    )
     return (
-        '<section id="reliability"><h2>Reliability</h2>'
-        f'<table class="reliability" style="max-width:420px">{cells}</table></section>'
+        f'<section id="reliability"><h2>Reliability</h2><div class="stats">{cells}</div></section>'
     )
 
 
@@ -154,6 +153,7 @@ def _plots(report: RunReport, slugs: list[str]) -> str:
                 x_label="total (0 to 100)",
                 bins=8,
                 interval=report.scorecard.total_interval,
+                marker=(f"total {report.scorecard.total:.1f}", report.scorecard.total),
                 css_class="histogram repeat-totals",
             )
             + "</figure>"

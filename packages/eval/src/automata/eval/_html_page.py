@@ -25,7 +25,7 @@ h3 { font-size: 15px; margin: 16px 0 8px; }
 h4 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-.cards { display: grid; grid-template-columns: 1.1fr 1fr 1fr 1fr; gap: 12px; }
+.cards { display: grid; grid-template-columns: .85fr 1fr 1.1fr 1.15fr; gap: 12px; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px;
   background: var(--soft); }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase;
@@ -33,10 +33,17 @@ a:hover { text-decoration: underline; }
 .card .value { font-size: 26px; font-weight: 600; }
 .card.total .value { font-size: 34px; color: var(--accent); }
 .card .interval { color: var(--muted); font-size: 12px; }
-.card dl { margin: 8px 0 0; display: grid; grid-template-columns: 1fr auto; gap: 2px 10px;
+.card .formula { color: var(--muted); font-size: 12px; margin-top: 6px; }
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: 10px; }
+.stat { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+.stat .label { color: var(--muted); font-size: 12px; }
+.stat .value { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.stat.nonzero { border-color: var(--fail); }
+.stat.nonzero .value { color: var(--fail); }
+.card dl { margin: 6px 0 0; display: grid; grid-template-columns: 1fr auto; gap: 2px 10px;
   font-size: 13px; }
-.card dt { color: var(--muted); }
-.card dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; }
+.card dt { color: var(--muted); white-space: nowrap; }
+.card dd { margin: 0; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; }
 figcaption { font-size: 13px; color: var(--muted); margin-bottom: 4px; }
@@ -52,13 +59,13 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge.fail { background: var(--fail); }
 .badge.warn { background: var(--warn); }
 .badge.muted { background: #8a94a3; }
-.nonzero { color: var(--fail); font-weight: 600; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px;
   padding: 8px 10px; white-space: pre-wrap; word-break: break-word; margin: 4px 0 8px;
   font-size: 12.5px; }
 details.trial { border: 1px solid var(--line); border-radius: 8px; margin: 10px 0;
   padding: 6px 12px; }
-details.trial > summary { cursor: pointer; font-weight: 600; }
+details.trial > summary { cursor: pointer; font-weight: 600; padding: 2px 0; }
+details.trial > summary .meta { font-weight: 400; margin-left: 8px; }
 details.trial.failed { border-left: 4px solid var(--fail); }
 details.trial.passed { border-left: 4px solid var(--pass); }
 ol.transcript li, ol.calls li { margin: 2px 0; }

@@ -15,13 +15,15 @@ from html import escape
 
 __all__ = ["Bar", "bar_plot", "histogram"]
 
-_WIDTH = 640
+_HIST_WIDTH = 520
+_BAR_WIDTH = 1000
 _PASS = "#2f7d46"
 _FAIL = "#c0392b"
 _NEUTRAL = "#3d6fb0"
 _BAND = "#3d6fb0"
 _AXIS = "#8a94a3"
 _TEXT = "#2b3340"
+_MARK = "#1f2733"
 
 
 @dataclass(frozen=True)
@@ -35,20 +37,20 @@ class Bar:
     href: str | None = None
 
 
-def _svg(height: int, title: str, body: str, css_class: str) -> str:
+def _svg(width: int, height: int, title: str, body: str, css_class: str) -> str:
     return (
-        f'<svg class="plot {css_class}" viewBox="0 0 {_WIDTH} {height}" role="img" '
+        f'<svg class="plot {css_class}" viewBox="0 0 {width} {height}" role="img" '
         f'xmlns="http://www.w3.org/2000/svg" preserveAspectRatio="xMidYMid meet">'
         f"<title>{escape(title)}</title>{body}</svg>"
     )
 
 
-def _no_data(title: str, css_class: str) -> str:
+def _no_data(width: int, title: str, css_class: str) -> str:
     body = (
-        f'<text x="{_WIDTH / 2}" y="40" text-anchor="middle" fill="{_AXIS}" '
+        f'<text x="{width / 2}" y="40" text-anchor="middle" fill="{_AXIS}" '
         f'font-size="14">no data</text>'
     )
-    return _svg(80, title, body, css_class)
+    return _svg(width, 80, title, body, css_class)
 
 
 def _fmt(value: float) -> str:
@@ -80,15 +82,17 @@ def histogram(
     fixed_range: tuple[float, float] | None = None,
     bins: int = 10,
     interval: tuple[float, float] | None = None,
+    marker: tuple[str, float] | None = None,
     percent: bool = False,
     css_class: str = "histogram",
 ) -> str:
     """A histogram of `values`. With `fixed_range` the bins split that range evenly
     (`bins` of them, the last one closed); otherwise round bins cover the data.
-    `interval`, when given, is shaded behind the bars. `percent` labels the x axis as
+    `interval`, when given, is shaded behind the bars; `marker` (a label and a value)
+    draws a dashed line at the value. `percent` labels the x axis as
     percentages of values in [0, 1]."""
     if not values:
-        return _no_data(title, css_class)
+        return _no_data(_HIST_WIDTH, title, css_class)
     if fixed_range is not None:
         start, stop = fixed_range
         width = (stop - start) / bins
@@ -103,7 +107,7 @@ def histogram(
     tallest = max(counts)
     left, right, top, bottom = 48, 16, 16, 44
     height = 220
-    plot_w, plot_h = _WIDTH - left - right, height - top - bottom
+    plot_w, plot_h = _HIST_WIDTH - left - right, height - top - bottom
 
     def x_of(value: float) -> float:
         return left + (value - start) / (stop - start) * plot_w
@@ -156,10 +160,19 @@ def histogram(
         f'<text x="14" y="{top + plot_h / 2}" text-anchor="middle" font-size="12" '
         f'fill="{_TEXT}" transform="rotate(-90 14 {top + plot_h / 2})">count</text>'
     )
-    return _svg(height, title, "".join(parts), css_class)
+    if marker is not None and start <= marker[1] <= stop:
+        x = x_of(marker[1])
+        parts.append(
+            f'<line class="marker" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{axis_y}" '
+            f'stroke="{_MARK}" stroke-width="2" stroke-dasharray="5 3"/>'
+            f'<text x="{x + 4:.1f}" y="{axis_y - 6}" font-size="11" fill="{_MARK}" '
+            f'stroke="#fff" stroke-width="3" paint-order="stroke">'
+            f"{escape(marker[0])}</text>"
+        )
+    return _svg(_HIST_WIDTH, height, title, "".join(parts), css_class)
 
 
-def _clip(label: str, limit: int = 28) -> str:
+def _clip(label: str, limit: int = 38) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
@@ -167,9 +180,9 @@ def bar_plot(bars: Sequence[Bar], *, title: str, css_class: str = "bars") -> str
     """Horizontal bars, one per item, for values in [0, 1] shown as percentages; a
     passing bar is green, a failing one red; a bar with `href` links to its page."""
     if not bars:
-        return _no_data(title, css_class)
-    left, right, top, row = 200, 56, 8, 22
-    plot_w = _WIDTH - left - right
+        return _no_data(_BAR_WIDTH, title, css_class)
+    left, right, top, row = 260, 56, 8, 24
+    plot_w = _BAR_WIDTH - left - right
     height = top * 2 + row * len(bars) + 18
     parts: list[str] = []
     for index, bar in enumerate(bars):
@@ -198,4 +211,4 @@ def bar_plot(bars: Sequence[Bar], *, title: str, css_class: str = "bars") -> str
             f'<text x="{x:.1f}" y="{axis_y + 13}" text-anchor="middle" font-size="10" '
             f'fill="{_TEXT}">{tick * 25}%</text>'
         )
-    return _svg(height, title, "".join(parts), css_class)
+    return _svg(_BAR_WIDTH, height, title, "".join(parts), css_class)
