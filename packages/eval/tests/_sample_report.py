@@ -52,7 +52,7 @@ def _trial(
         tool_calls=calls,
         steps=len(calls) + 1,
         latency_ms=latency_ms + 137.0 * index,
-        input_tokens=tokens[0] + 41 * index,
+        input_tokens=tokens[0] + 41 * index if tokens[0] else 0,
         output_tokens=tokens[1],
         retries=retries,
         failure=failure,
@@ -152,7 +152,7 @@ def _research(name: str, *, judge_scores: tuple[int, int]) -> CaseResult:
 
 def _forbidden() -> CaseResult:
     case = Case(
-        name="no-shell <script>alert('x')</script>",
+        name="list-files (no <shell> & co)",
         task="List the files in the workspace without running shell commands.",
         expect=Expect(required_tools=("list_files",), forbidden_tools=("run_shell",)),
         tier="regression",
