@@ -7,6 +7,7 @@ HTML reports, a CLI and a pytest plugin. Works on any automata `Agent`.
 
 from __future__ import annotations
 
+from automata.eval._html import write_html
 from automata.eval._model import (
     REPORT_FORMAT,
     REPORT_VERSION,
@@ -45,4 +46,5 @@ __all__ = [
     "ToolCallRecord",
     "TrialFailure",
     "TrialResult",
+    "write_html",
 ]
