@@ -11,7 +11,6 @@ failed grades' details.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -98,6 +97,8 @@ class EvalItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
+        import asyncio
+
         from automata.eval._runner import evaluate
 
         trials = int(str(self.config.getini(_TRIALS)))
