@@ -53,7 +53,9 @@ def writer(seen: list[TrialContext]) -> Callable[[TrialContext], Agent[None]]:
 
         provider = ScriptedProvider(
             [
-                tool_calls(tool_call("1", "write_file", path="notes.md", text=f"trial {ctx.trial}")),
+                tool_calls(
+                    tool_call("1", "write_file", path="notes.md", text=f"trial {ctx.trial}")
+                ),
                 "Saved notes.md",
             ]
         )
