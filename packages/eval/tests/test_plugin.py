@@ -11,7 +11,7 @@ import pytest
 
 # In-process pytester runs forget modules first imported inside them; importing the
 # engine here keeps one copy of its classes across those runs.
-import automata.eval._cli
+import automata.eval._factories
 import automata.eval._runner  # noqa: F401
 
 pytest_plugins = ["pytester"]

@@ -10,45 +10,19 @@ import argparse
 import asyncio
 import importlib
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from automata.core import AutomataError
 from automata.eval._cases import CaseFileError, SelectionError, load_cases, select
 from automata.eval._compare import compare
+from automata.eval._factories import UsageError, load_factories
 from automata.eval._model import Budgets, RunReport, TrialResult
 from automata.eval._reports import ReportFormatError, export_failed, load_report, write_report
 from automata.eval._runner import UnknownAgentError, evaluate
-from automata.eval._trial import AgentFactory
 
-__all__ = ["console", "load_factories", "main"]
-
-
-class UsageError(Exception):
-    """Bad input on the command line; reported with exit code 2."""
-
-
-def load_factories(spec: str) -> Mapping[str, AgentFactory]:
-    """The factories named by `module:attr` (the current directory is importable): a
-    mapping of agent names to factories, or one factory, used as `default`."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise UsageError(f"--agents {spec!r}: write it as module:attribute")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        found: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise UsageError(f"--agents {spec!r}: cannot import {module_name!r}: {error}") from error
-    for part in attr.split("."):
-        if not hasattr(found, part):
-            raise UsageError(f"--agents {spec!r}: {module_name} has no attribute {attr!r}")
-        found = getattr(found, part)
-    if isinstance(found, Mapping):
-        return found
-    if callable(found):
-        return {"default": found}
-    raise UsageError(f"--agents {spec!r} is neither a mapping of factories nor a factory")
+__all__ = ["console", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -213,6 +187,7 @@ def main(
         ReportFormatError,
         UnknownAgentError,
         ValueError,
+        AutomataError,
     ) as error:
         err.write(f"automata-eval: error: {error}\n")
         return 2

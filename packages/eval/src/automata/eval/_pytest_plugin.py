@@ -58,7 +58,7 @@ class EvalCaseFailed(Exception):
 
 def _factories(config: pytest.Config) -> Mapping[str, Any]:
     if _FACTORIES not in config.stash:
-        from automata.eval._cli import load_factories
+        from automata.eval._factories import load_factories
 
         config.stash[_FACTORIES] = load_factories(str(config.getini(_AGENTS)))
     return config.stash[_FACTORIES]
