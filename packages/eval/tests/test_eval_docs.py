@@ -48,3 +48,17 @@ def test_every_citation_names_a_documented_rule() -> None:
     rules = set(documented_rules())
     stray = {tag: tests for tag, tests in cited_rules().items() if tag not in rules}
     assert stray == {}
+
+
+def test_the_case_file_shown_in_the_doc_loads(tmp_path: Path) -> None:
+    """The doc's YAML example is a valid case file, defaults applied."""
+    from automata.eval import Difficulty, load_cases
+
+    [block] = re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
+    path = tmp_path / "eval_weather.yaml"
+    path.write_text(block, encoding="utf-8")
+    paris, report = load_cases(path)
+    assert (paris.agent, paris.tier, paris.smoke) == ("forecaster", "regression", True)
+    assert paris.expect.required_args == {"weather": {"city": "Paris"}}
+    assert report.difficulty is Difficulty.HARD
+    assert report.expect.files["forecast.md"].matches == r"\d+ ?°C"

@@ -39,7 +39,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--run", dest="pattern", help="case name glob; a|b for either")
     run.add_argument("--difficulty", help="easy, medium, hard; + for that and above")
     run.add_argument("--tier", help="tier(s), comma-separated")
-    run.add_argument("--latency-budget", type=float, default=8000.0, help="ms per trial")
+    run.add_argument(
+        "--latency-budget",
+        "--latency-budget-ms",
+        dest="latency_budget",
+        type=float,
+        default=8000.0,
+        help="ms per trial",
+    )
     run.add_argument("--token-budget", type=int, default=6000, help="tokens per trial")
     run.add_argument("--repeats", type=int, default=1, help="rounds, for a total interval")
     run.add_argument("--concurrency", type=int, default=8)
