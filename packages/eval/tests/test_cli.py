@@ -160,3 +160,19 @@ def test_the_command_is_installed_as_a_console_script() -> None:
     """E18: `automata-eval` is the package's console script."""
     [script] = entry_points(group="console_scripts", name="automata-eval")
     assert script.value == "automata.eval._cli:console"
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_progress_redraws_one_line(project: str) -> None:
+    """E18: one line redrawn per trial, ended once all trials are done."""
+    err = Terminal()
+    argv = ["run", "--cases", "cases.yaml", "--agents", project, "--trials", "3", "--out", "o"]
+    assert main(argv, out=io.StringIO(), err=err) == 1
+    text = err.getvalue()
+    assert text.count("\r\x1b[2K") == 6
+    assert text.count("\n") == 1
+    assert "[6/6] 3 failed" in text

@@ -55,11 +55,13 @@ async def test_the_judge_scores_each_dimension_from_the_task_rubric_and_answer()
 
 
 async def test_judge_scores_never_fail_a_trial_nor_move_the_total() -> None:
-    """E12: a poor score leaves the trial passed and the scorecard as without a judge."""
-    judge = Agent(ScriptedProvider([verdict(1), verdict(1)]))
+    """E12: a poor score leaves the trial passed and the scorecard as without a judge
+    (here the judge is given as a bare provider)."""
+    judge = ScriptedProvider([verdict(1), verdict(1)])
     judged = await evaluate([CASE], answering("Tides."), trials=1, judge=judge)
     plain = await evaluate([CASE], answering("Tides."), trials=1)
     assert judged.cases[0].passed
+    assert [s.score for s in judged.cases[0].trials[0].judge] == [1, 1]
     assert judged.scorecard.total == plain.scorecard.total
     assert plain.cases[0].trials[0].judge == ()
 

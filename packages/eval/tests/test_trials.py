@@ -22,6 +22,7 @@ from automata.core import (
 )
 from automata.core.testing import FunctionProvider, Reply, ScriptedProvider, tool_call, tool_calls
 from automata.eval import (
+    AgentFactory,
     Case,
     Expect,
     FileExpectation,
@@ -137,14 +138,19 @@ def failing(ctx: TrialContext) -> Agent[None]:
     raise RuntimeError("factory broke")
 
 
+async def late_factory(ctx: TrialContext) -> Agent[None]:
+    raise TimeoutError("the factory's own timeout")
+
+
 async def test_every_failure_is_caught_in_its_trial_and_counted() -> None:
     """E9: provider errors, timeouts, cancellations and agent errors never crash the run."""
-    factories = {
+    factories: dict[str, AgentFactory] = {
         "ok": scripted("fine"),
         "down": scripted(ProviderError("service unavailable", status=503)),
         "slow": lambda ctx: Agent(FunctionProvider(hang)),
         "cancels": lambda ctx: Agent(FunctionProvider(cancel_inside)),
         "broken": failing,
+        "late": late_factory,
     }
     cases = [Case(name=name, task="t", agent=name) for name in factories]
     report = await evaluate(cases, factories, trials=2, timeout=0.05)
@@ -155,15 +161,16 @@ async def test_every_failure_is_caught_in_its_trial_and_counted() -> None:
         "slow": {"timeout"},
         "cancels": {"cancelled"},
         "broken": {"agent_error"},
+        "late": {"agent_error"},
     }
     [down] = {t.error for r in report.cases if r.case.name == "down" for t in r.trials}
     assert down is not None
     assert "service unavailable" in down
     reliability = report.reliability
-    assert (reliability.trials, reliability.provider_errors) == (10, 2)
-    assert (reliability.timeouts, reliability.cancelled, reliability.agent_errors) == (2, 2, 2)
+    assert (reliability.trials, reliability.provider_errors) == (12, 2)
+    assert (reliability.timeouts, reliability.cancelled, reliability.agent_errors) == (2, 2, 4)
     assert reliability.retries == 0
-    assert [r.passed for r in report.cases] == [True, False, False, False, False]
+    assert [r.passed for r in report.cases] == [True, False, False, False, False, False]
 
 
 async def test_graders_still_read_the_partial_transcript_of_a_failed_run() -> None:

@@ -158,7 +158,12 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _html(args: argparse.Namespace, out: TextIO) -> int:
-    html: Any = importlib.import_module("automata.eval._html")
+    try:
+        html: Any = importlib.import_module("automata.eval._html")
+    except ModuleNotFoundError as error:
+        if error.name != "automata.eval._html":
+            raise
+        raise UsageError("this installation has no HTML report renderer") from error
     written = html.write_html(load_report(args.report), Path(args.out))
     out.write(f"HTML report: {written}\n")
     return 0

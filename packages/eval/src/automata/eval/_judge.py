@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from automata.core import Agent
+from automata.core import Agent, Provider
 from automata.eval._model import Case, JudgeDimension, JudgeScore
 
-__all__ = ["Judge", "JudgeVerdict", "judge_agreement"]
+__all__ = ["Judge", "JudgeVerdict", "as_judge", "judge_agreement"]
 
 
 class JudgeVerdict(BaseModel):
@@ -72,6 +72,15 @@ class Judge:
                 for d in case.judge
             )
         return tuple([await self._one(case, dimension, answer) for dimension in case.judge])
+
+
+def as_judge(judge: Judge | Agent[Any] | Provider | None) -> Judge | None:
+    """A `Judge` from a judge, an agent to wrap, or a provider to build an agent on."""
+    if judge is None or isinstance(judge, Judge):
+        return judge
+    if isinstance(judge, Agent):
+        return Judge(judge)
+    return Judge(Agent(judge, name="judge"))
 
 
 def judge_agreement(scores: Iterable[JudgeScore]) -> float | None:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from automata.core import Agent, EventLoopRunningError
-from automata.eval._judge import Judge, judge_agreement
+from automata.core import Agent, EventLoopRunningError, Provider
+from automata.eval._judge import Judge, as_judge, judge_agreement
 from automata.eval._model import Budgets, Case, CaseResult, Reliability, RunReport, TrialResult
 from automata.eval._pending_stats import score_run
 from automata.eval._sandbox import Sandbox, WorkspaceSandbox
@@ -69,7 +69,7 @@ async def evaluate(
     trials: int = 3,
     concurrency: int = 8,
     budgets: Budgets | None = None,
-    judge: Judge | Agent[Any] | None = None,
+    judge: Judge | Agent[Any] | Provider | None = None,
     timeout: float | None = 120.0,  # noqa: ASYNC109 (a per-trial limit, not the call's)
     model: str | None = None,
     sandbox: Sandbox | None = None,
@@ -86,7 +86,7 @@ async def evaluate(
     timeout, cancellation from within, agent error) is recorded in it and counted in
     `reliability`; it never stops the run. A case passes only if all its trials pass.
 
-    `judge` (a `Judge`, or an agent to wrap in one) scores cases that list judge
+    `judge` (a `Judge`, or an agent or a provider to wrap in one) scores cases that list judge
     dimensions; its scores never fail a trial and never enter the total.
     `repeats` > 1 runs the whole set that many times: the report holds all trials of
     every round (`trials_per_case = trials * repeats`), `repeat_totals` each round's
@@ -99,7 +99,7 @@ async def evaluate(
     cases = tuple(cases)
     _check(cases, factories, trials=trials, concurrency=concurrency, repeats=repeats)
     budgets = budgets if budgets is not None else Budgets()
-    the_judge = judge if isinstance(judge, Judge) or judge is None else Judge(judge)
+    the_judge = as_judge(judge)
     settings = TrialSettings(
         sandbox=sandbox if sandbox is not None else WorkspaceSandbox(),
         timeout=timeout,

@@ -79,9 +79,19 @@ async def _build(factory: AgentFactory, context: TrialContext) -> Agent[Any]:
     return built
 
 
+class _TrialTimeout(Exception):
+    """The trial's own time limit ran out (not some TimeoutError from within)."""
+
+
 async def _run(agent: Agent[Any], task: str, seconds: float | None) -> RunResult[Any]:
-    async with asyncio.timeout(seconds):
-        return await agent.run(task)
+    limit = asyncio.timeout(seconds)
+    try:
+        async with limit:
+            return await agent.run(task)
+    except TimeoutError as error:
+        if limit.expired():
+            raise _TrialTimeout from error
+        raise
 
 
 async def run_trial(
@@ -104,7 +114,7 @@ async def run_trial(
             if task is not None and task.cancelling():
                 raise
             failure, error_text = _classify(error, False), "cancelled"
-        except TimeoutError as error:
+        except _TrialTimeout as error:
             failure = _classify(error, True)
             error_text = f"no answer within {settings.timeout} s"
         except Exception as error:
