@@ -77,6 +77,19 @@ def _kill_all(pgid: int, descendants: Descendants) -> None:
     descendants.kill()
 
 
+async def _kill_once_started(
+    starting: asyncio.Future[tuple[asyncio.SubprocessTransport, _Collector]],
+) -> None:
+    """Kill the program a cancelled call was starting, once it has started."""
+    try:
+        transport, _ = await asyncio.shield(starting)
+    except BaseException:  # it never started (or its start failed): nothing to kill
+        return
+    pgid = transport.get_pid()
+    _kill_all(pgid, Descendants(pgid))
+    transport.close()
+
+
 async def _watch(descendants: Descendants) -> None:
     while True:
         descendants.look()
@@ -112,8 +125,8 @@ class _Runner:
                 )
         shown = shlex.join([command, *args])
         loop = asyncio.get_running_loop()
-        try:
-            transport, collector = await loop.subprocess_exec(
+        starting = asyncio.ensure_future(
+            loop.subprocess_exec(
                 lambda: _Collector(self.max_output_bytes),
                 executable,
                 *args,
@@ -124,8 +137,16 @@ class _Runner:
                 env=dict(self.env),
                 start_new_session=True,
             )
+        )
+        try:
+            transport, collector = await asyncio.shield(starting)
         except OSError as exc:
             raise ToolError(f"could not start {command}: {exc.strerror or exc}") from None
+        except asyncio.CancelledError:
+            # The program may be running already (and have started others): let its
+            # start finish, kill its whole group, then give in to the cancellation.
+            await _kill_once_started(starting)
+            raise
         pgid = transport.get_pid()  # the leader of its own new session and group
         descendants = Descendants(pgid)
         watcher = asyncio.create_task(_watch(descendants))
