@@ -87,6 +87,7 @@ class CompiledWorkflow(Generic[In, Out]):
         self._opened = asyncio.Lock()
         self._is_open = store is not None
         self._ids = check_ids(ids)
+        self._runners: dict[str, Runner] = {}
         self._options = RunOptions(
             tuple(middleware), tuple(guards), tuple(sinks), lease_ttl, max_concurrency, max_history
         )
@@ -197,6 +198,7 @@ class CompiledWorkflow(Generic[In, Out]):
 
     async def _drive(self, store: ThreadStore, claimed: _Claimed, invocation: Ids) -> Out:
         state, lease = claimed.state, claimed.lease
+        runner: Runner | None = None
         try:
             await deliver(self._options.sinks, claimed.history)
             if state.status == "done" and state.output is not None:
@@ -214,8 +216,11 @@ class CompiledWorkflow(Generic[In, Out]):
             await runner.commit(
                 lambda: [encode("runner", owner=lease.owner, generation=lease.generation)]
             )
+            self._runners[state.run_id] = runner
             output = await runner.run()
         finally:
+            if runner is not None and self._runners.get(state.run_id) is runner:
+                del self._runners[state.run_id]
             with contextlib.suppress(Exception):  # a lost lease needs no release
                 await store.release(lease)
         return self._output(state, output)
@@ -316,6 +321,9 @@ class CompiledWorkflow(Generic[In, Out]):
             summary=summary(state, "cancelled"),
             revoke_lease=True,
         )
+        running = self._runners.get(run_id)
+        if running is not None:
+            running.check_lease()
 
     async def history(self, run_id: str, *, after: int = 0, limit: int = 100) -> HistoryPage:
         """The run's history (its journal as events), `limit` (1..1000) entries after

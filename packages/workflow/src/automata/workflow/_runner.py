@@ -121,6 +121,12 @@ class Runner:
         self._lock = asyncio.Lock()
         self._failure: BaseException | None = None
         self._thread = run_thread(state.run_id)
+        self._check_now = asyncio.Event()
+
+    def check_lease(self) -> None:
+        """Renew the lease now rather than at the next heartbeat (a `cancel` in this
+        process calls it, so the runner stops at once)."""
+        self._check_now.set()
 
     async def commit(
         self,
@@ -162,7 +168,9 @@ class Runner:
     async def _heartbeat(self) -> None:
         interval = self._options.lease_ttl / 3
         while True:
-            await asyncio.sleep(interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._check_now.wait(), interval)
+            self._check_now.clear()
             try:
                 self._lease = await self._store.renew(self._lease, self._options.lease_ttl)
             except LeaseLostError:
