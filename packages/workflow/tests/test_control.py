@@ -127,3 +127,56 @@ async def test_cancel_stops_a_running_run_and_is_final() -> None:
     assert (await kinds(wf_flow, "r1"))[-1] == "control"
     runs = await wf_flow.session_runs((await wf_flow.history("r1")).entries[0].data["session_id"])
     assert runs.runs[0].status == "cancelled"
+
+
+async def test_a_cancelled_run_cannot_be_moved_on() -> None:
+    """W9: a cancel is final; neither jump nor retry reopens the run."""
+    flaky = Flaky()
+    flow, draft = review_flow(flaky)
+    with pytest.raises(NodeFailedError):
+        await flow.invoke("bees", run_id="r1")
+    await flow.cancel("r1")
+    with pytest.raises(RunStateError, match="final"):
+        await flow.jump("r1", draft)
+    with pytest.raises(RunStateError):
+        await flow.retry("r1")
+
+
+async def test_a_failed_branch_of_a_fan_out_is_retried_without_rerunning_the_others() -> None:
+    """W9, W6: the branch that finished keeps its output; the join gets both."""
+    wf = Workflow[int, str]("fan")
+    calls: list[str] = []
+    fail = True
+
+    @wf.node
+    async def start(number: int) -> int:
+        calls.append("start")
+        return number
+
+    @wf.node
+    async def good(number: int) -> int:
+        calls.append("good")
+        return number + 1
+
+    @wf.node
+    async def bad(number: int) -> int:
+        calls.append("bad")
+        await asyncio.sleep(0.05)  # let `good` finish first
+        if fail:
+            raise ValueError("flaky")
+        return number * 2
+
+    @wf.join(good, bad)
+    async def both(parts: tuple[int, int]) -> str:
+        calls.append("both")
+        return f"{parts[0]} and {parts[1]}"
+
+    wf.entry(start)
+    wf.fan_out(start, [good, bad])
+    wf.exit(both)
+    flow = wf.compile()
+    with pytest.raises(NodeFailedError, match="flaky"):
+        await flow.invoke(5, run_id="r")
+    fail = False
+    assert await flow.retry("r") == "6 and 10"
+    assert calls == ["start", "good", "bad", "bad", "both"]

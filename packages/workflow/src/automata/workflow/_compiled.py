@@ -263,12 +263,15 @@ class CompiledWorkflow(Generic[In, Out]):
         """Move the run back to node `to`: drop every pending activation and waiting
         join input, run `to` on `input` (by default the input of its latest activation)
         in a new activation, and go on to the run's end. Journals `control` `jump`.
-        Works on a run in any state but one another runner holds."""
+        Works on a run in any state but cancelled (and not while another runner holds
+        it)."""
         store, claimed, invocation = await self._control(run_id, ids)
         state = claimed.state
         node = self.graph.nodes.get(to.name)
-        if node is not to:
+        if node is not to or state.status == "cancelled":
             await store.release(claimed.lease)
+            if state.status == "cancelled":
+                raise RunStateError(f"run {run_id!r} is cancelled; a cancel is final")
             raise RunStateError(f"{to!r} is not a node of workflow {self.name!r}")
         if input is not None:
             value = _parse(dumps(node.input_adapter.dump_python(input, mode="json")))

@@ -137,6 +137,8 @@ class Runner:
         state), fenced; fold it in and hand its events to the sinks. Returns the last
         sequence number written."""
         async with self._lock:
+            if self.state.status != "running":
+                raise _Stop  # the run ended meanwhile (an exit, a failure, a stop)
             records = build()
             extra: dict[str, Any] = {}
             if status is not None:
@@ -246,7 +248,6 @@ class Runner:
             reason = await guard(info)
             if reason is not None:
                 await self._stop(info, reason)
-        value = node.input_adapter.validate_json(state.input_of(activation))
         await self.commit(
             lambda: [
                 encode("activation_started", id=activation_id, node=node.name, attempt=info.attempt)
@@ -255,11 +256,14 @@ class Runner:
         context = NodeContext(info, self.log)
 
         def call_node() -> Any:
+            value = node.input_adapter.validate_json(state.input_of(activation))
             return node.fn(value, context) if node.takes_context else node.fn(value)
 
         try:
             output = await chain(self._options.middleware, info, call_node)()
             output_json = json.loads(node.output_adapter.dump_json(output))
+        except _Stop:
+            raise
         except Exception as exc:
             self._failure = exc
             error = f"{type(exc).__name__}: {exc}"
