@@ -203,3 +203,69 @@ async def test_a_run_with_nothing_left_to_run_and_no_exit_reached_fails() -> Non
         await flow.invoke(-1, run_id="r")
     page = await flow.history("r")
     assert page.entries[-1].kind == "run_failed"
+
+
+async def test_the_first_exit_to_finish_ends_the_run_and_abandons_the_rest() -> None:
+    """W4: activations still in flight when an exit finishes are cancelled."""
+    wf = Workflow[int, str]("race")
+    cancelled, slow_started = asyncio.Event(), asyncio.Event()
+
+    @wf.node
+    async def start(number: int) -> int:
+        return number
+
+    @wf.node
+    async def fast(number: int) -> str:
+        await slow_started.wait()
+        return "fast"
+
+    @wf.node
+    async def slow(number: int) -> str:
+        slow_started.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "slow"
+
+    wf.entry(start)
+    wf.fan_out(start, [fast, slow])
+    wf.exit(fast)
+    wf.exit(slow)
+    flow = wf.compile()
+    assert await flow.invoke(1, run_id="r") == "fast"
+    assert cancelled.is_set()
+    kinds = [entry.kind for entry in (await flow.history("r")).entries]
+    assert kinds[-1] == "run_finished"
+    assert kinds.count("activation_finished") == 2
+
+
+async def test_max_concurrency_bounds_the_activations_running_at_once() -> None:
+    """W5"""
+    wf = Workflow[int, list[int]]("bounded")
+    running = peak = 0
+
+    @wf.node
+    async def start(number: int) -> int:
+        return number
+
+    async def branch(number: int) -> int:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        return number
+
+    branches = [wf.node(branch, name=f"b{index}") for index in range(10)]
+
+    @wf.join_all(branches)
+    async def gather(parts: list[int]) -> list[int]:
+        return parts
+
+    wf.entry(start)
+    wf.fan_out(start, branches)
+    wf.exit(gather)
+    assert await wf.compile(max_concurrency=3).invoke(2) == [2] * 10
+    assert peak == 3
