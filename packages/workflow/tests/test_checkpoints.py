@@ -229,3 +229,21 @@ async def test_a_late_write_of_a_runner_that_lost_its_lease_is_refused(
         await asyncio.wait_for(task, 5)
     finished = [r for r in await store.read("wf:r1") if r.kind == "activation_finished"]
     assert len(finished) == 1
+
+
+async def test_a_run_of_another_workflow_is_not_resumed(
+    stores: Callable[[], ThreadStore],
+) -> None:
+    """W7: the journal names its workflow; another one refuses to run it."""
+    store = await opened(stores())
+    await pipeline(Calls(), store).invoke(1, run_id="r1")
+    other = Workflow[int, str]("other")
+
+    @other.node
+    async def only(number: int) -> str:
+        return str(number)
+
+    other.entry(only)
+    other.exit(only)
+    with pytest.raises(RunConflictError, match="belongs to workflow 'pipeline'"):
+        await other.compile(store).resume("r1")

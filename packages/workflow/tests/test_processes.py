@@ -102,3 +102,31 @@ def test_a_runner_killed_between_nodes_is_resumed_without_rerunning_any(tmp_path
         "report": 1,
     }
     assert made["report"][0][2] != made["fetch"][0][2]  # the join ran in the new process
+
+
+def test_two_processes_resuming_at_once_run_the_interrupted_node_once_between_them(
+    tmp_path: Path,
+) -> None:
+    """W8: one takes the lease and finishes the run; the other waits and then answers
+    from the journal. `charge` ran once before the kill and once after, not twice."""
+    db, effects = killed(tmp_path, "mid-node", [{"hang": "charge"}, {"finished": "audit"}])
+    workers = [spawn("resume", db, effects) for _ in range(2)]
+    try:
+        outputs = []
+        for worker in workers:
+            while "output" not in (message := said(worker)):
+                pass
+            outputs.append(message["output"])
+            assert worker.wait(timeout=30) == 0
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+    assert outputs == ["charged 500, audit ok"] * 2
+    made = calls(effects)
+    assert {node: len(made[node]) for node in made} == {
+        "fetch": 1,
+        "charge": 2,
+        "audit": 1,
+        "report": 1,
+    }

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from automata.workflow import NodeContext, PageBoundError, RunEvent, Workflow
+from automata.threads import MemoryStore
+from automata.workflow import (
+    HistoryLimitError,
+    NodeContext,
+    PageBoundError,
+    RunEvent,
+    Workflow,
+)
 
 
 def logging_flow() -> Workflow[int, int]:
@@ -66,3 +73,13 @@ async def test_runs_are_listed_by_session_newest_first_in_pages() -> None:
     assert {run.status for run in first.runs + rest.runs} == {"done"}
     assert {run.session_id for run in first.runs} == {"s1"}
     assert (await flow.session_runs("unknown")).runs == ()
+
+
+async def test_a_runner_refuses_a_journal_longer_than_its_bound() -> None:
+    """W13: past `max_history` records, `HistoryLimitError`, never a partial state."""
+    wf = logging_flow()
+    store = MemoryStore()
+    await store.open()
+    await wf.compile(store).invoke(10, run_id="r1")
+    with pytest.raises(HistoryLimitError, match="more than 5 records"):
+        await wf.compile(store, max_history=5).invoke(10, run_id="r1")

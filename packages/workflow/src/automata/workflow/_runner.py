@@ -122,6 +122,7 @@ class Runner:
         self._failure: BaseException | None = None
         self._thread = run_thread(state.run_id)
         self._check_now = asyncio.Event()
+        self._activations = state.started
 
     def check_lease(self) -> None:
         """Renew the lease now rather than at the next heartbeat (a `cancel` in this
@@ -235,6 +236,7 @@ class Runner:
         state = self.state
         activation = state.activations[activation_id]
         node = self._graph.nodes[activation.node]
+        self._activations += 1  # counted here, before any await: unique under concurrency
         info = ActivationInfo(
             state.workflow,
             state.run_id,
@@ -242,7 +244,7 @@ class Runner:
             node.name,
             activation_id,
             activation.attempts + 1,
-            state.started + 1,
+            self._activations,
         )
         for guard in self._options.guards:
             reason = await guard(info)
