@@ -1,0 +1,131 @@
+"""Checkpoint overhead of typed workflows, and a 1,000-node fan-out/join.
+
+Run: uv run python bench/workflow_checkpoints.py [--chain 200] [--fan 1000] [--rounds 5]
+
+Overhead: a chain of N nodes (each adds one to an int; then the same with a 1 ms
+`asyncio.sleep` in each node, a stand-in for real work) run as a workflow, every
+activation checkpointed (a start and an end record, each a fenced append), on the
+in-memory store and on SQLite (a fresh file per round, WAL mode), against the same
+node functions awaited one after another in the same process with nothing persisted.
+Printed: microseconds per activation and the ratio of wall times (median of the
+rounds). Fan-out/join: one node fans out to F branches, a list join gathers them; the
+time of the whole run and activations per second (F + 2 activations). Benchmarks
+measure; they never assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from automata.threads import MemoryStore, SQLiteStore
+from automata.threads.store import ThreadStore
+from automata.workflow import CompiledWorkflow, Node, Workflow
+
+NodeFn = Callable[[int], Awaitable[int]]
+
+
+def adder(work: float) -> NodeFn:
+    async def add(number: int) -> int:
+        if work:
+            await asyncio.sleep(work)
+        return number + 1
+
+    return add
+
+
+def chain(length: int, work: float, store: ThreadStore) -> CompiledWorkflow[int, int]:
+    wf = Workflow[int, int]("chain")
+    nodes = [wf.node(adder(work), name=f"n{index}") for index in range(length)]
+    for first, second in itertools.pairwise(nodes):
+        wf.edge(first, second)
+    wf.entry(nodes[0])
+    wf.exit(nodes[-1])
+    return wf.compile(store)
+
+
+def fan(width: int, store: ThreadStore) -> CompiledWorkflow[int, int]:
+    wf = Workflow[int, int]("fan")
+    start = wf.node(adder(0), name="start")
+    branches: list[Node[int, int]] = [wf.node(adder(0), name=f"b{i}") for i in range(width)]
+
+    @wf.join_all(branches)
+    async def total(parts: list[int]) -> int:
+        return sum(parts)
+
+    wf.entry(start)
+    wf.fan_out(start, branches)
+    wf.exit(total)
+    return wf.compile(store, max_concurrency=64)
+
+
+async def direct(length: int, work: float) -> float:
+    functions = [adder(work) for _ in range(length)]
+    started = time.perf_counter()
+    value = 0
+    for function in functions:
+        value = await function(value)
+    return time.perf_counter() - started
+
+
+async def timed(flow: CompiledWorkflow[int, int], run_id: str) -> float:
+    started = time.perf_counter()
+    await flow.invoke(0, run_id=run_id)
+    return time.perf_counter() - started
+
+
+async def on_store(kind: str, folder: Path, run: int) -> ThreadStore:
+    store: ThreadStore = MemoryStore() if kind == "memory" else SQLiteStore(folder / f"{run}.db")
+    await store.open()
+    return store
+
+
+async def overhead(length: int, work: float, rounds: int, folder: Path) -> None:
+    base = statistics.median([await direct(length, work) for _ in range(rounds)])
+    print(f"chain of {length} nodes, {work * 1000:g} ms of work each:")
+    print(f"  direct calls     {base / length * 1e6:9.1f} us/activation")
+    for kind in ("memory", "sqlite"):
+        times = []
+        for run in range(rounds):
+            store = await on_store(kind, folder, run + int(work * 1e6))
+            times.append(await timed(chain(length, work, store), f"chain-{run}"))
+            await store.close()
+        took = statistics.median(times)
+        print(
+            f"  workflow {kind:7} {took / length * 1e6:9.1f} us/activation"
+            f"  ({took / base:.2f}x direct, +{(took - base) / length * 1e6:.1f} us each)"
+        )
+
+
+async def fan_out(width: int, rounds: int, folder: Path) -> None:
+    print(f"fan-out of {width} nodes and a join ({width + 2} activations):")
+    for kind in ("memory", "sqlite"):
+        times = []
+        for run in range(rounds):
+            store = await on_store(kind, folder, 10_000 + run)
+            times.append(await timed(fan(width, store), f"fan-{run}"))
+            await store.close()
+        took = statistics.median(times)
+        print(f"  {kind:7} {took:7.3f} s  {(width + 2) / took:9.0f} activations/s")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chain", type=int, default=200)
+    parser.add_argument("--fan", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        for work in (0.0, 0.001):
+            await overhead(args.chain, work, args.rounds, Path(folder))
+        await fan_out(args.fan, args.rounds, Path(folder))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
