@@ -26,6 +26,8 @@ __all__ = [
     "TeamProviders",
     "WritingBrief",
     "build_orchestrator",
+    "build_researcher",
+    "build_writer",
     "demo_providers",
     "render_dashboard",
     "research",
@@ -44,6 +46,8 @@ _MODULES = {
     "writer_report": "pipeline",
     "TeamProviders": "team",
     "build_orchestrator": "team",
+    "build_researcher": "team",
+    "build_writer": "team",
     "LiveDashboard": "ui",
     "PlainLog": "ui",
     "render_dashboard": "ui",
@@ -53,7 +57,12 @@ if TYPE_CHECKING:
     from deep_research.demo import DemoSearcher, demo_providers
     from deep_research.models import Findings, ResearchAssignment, ResearchPlan, WritingBrief
     from deep_research.pipeline import ResearchOutcome, research, writer_report
-    from deep_research.team import TeamProviders, build_orchestrator
+    from deep_research.team import (
+        TeamProviders,
+        build_orchestrator,
+        build_researcher,
+        build_writer,
+    )
     from deep_research.ui import LiveDashboard, PlainLog, render_dashboard
 else:
 

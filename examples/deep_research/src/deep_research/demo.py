@@ -3,7 +3,9 @@
 Each role's model is a `FunctionProvider` that decides from the transcript the way a
 model would: the orchestrator plans, fans the questions out to researchers, passes
 their notes to the writer and signs off; a researcher searches once and turns the
-results into notes; the writer assembles the notes into a report. Replies report token
+results into notes; the writer assembles the notes into a report. The orchestrator
+follows `research()`'s two runs (a typed plan, then the work) and, given a single plain
+run instead, plans inline from the topic and delegates at once. Replies report token
 usage (estimated at four characters a token) so the view has numbers to show.
 `DemoSearcher` answers searches from canned sources on the documentation domains
 (example.com, example.org, example.net).
@@ -150,9 +152,24 @@ def _topic(messages: Sequence[Message]) -> str:
     return line.removeprefix("Topic:").strip() or "the topic"
 
 
-def _plan(calls: dict[str, ToolUseBlock]) -> ResearchPlan:
-    """The plan the orchestrator gave earlier in the session, as its typed output."""
-    given = next(c for c in calls.values() if c.name == STRUCTURED_OUTPUT_TOOL)
+def _inline_plan(topic: str) -> ResearchPlan:
+    """The plan for `topic`: a title and three questions."""
+    return ResearchPlan(
+        title=f"Research brief: {topic}",
+        questions=[
+            f"What is the background of {topic}?",
+            f"What does the latest evidence say about {topic}?",
+            f"What are the open debates and risks around {topic}?",
+        ],
+    )
+
+
+def _plan(calls: dict[str, ToolUseBlock], topic: str) -> ResearchPlan:
+    """The plan the orchestrator gave earlier in the session, as its typed output; in a
+    single plain run (no plan given), the plan it makes inline from the topic."""
+    given = next((c for c in calls.values() if c.name == STRUCTURED_OUTPUT_TOOL), None)
+    if given is None:
+        return _inline_plan(topic)
     return ResearchPlan.model_validate(given.input)
 
 
@@ -162,25 +179,18 @@ def _orchestrator(request: ModelRequest) -> ModelResponse:
     topic = _topic(messages)
     calls = _calls_by_id(messages)
     if last.role == "user" and any(t.name == STRUCTURED_OUTPUT_TOOL for t in request.tools):
-        plan = tool_call(
-            "call_plan",
-            STRUCTURED_OUTPUT_TOOL,
-            title=f"Research brief: {topic}",
-            questions=[
-                f"What is the background of {topic}?",
-                f"What does the latest evidence say about {topic}?",
-                f"What are the open debates and risks around {topic}?",
-            ],
-        )
+        plan = tool_call("call_plan", STRUCTURED_OUTPUT_TOOL, **_inline_plan(topic).model_dump())
         return _turn(request, tool_calls(plan, text="I'll split the topic into three questions. "))
     if last.role == "user":
+        planned = any(c.name == STRUCTURED_OUTPUT_TOOL for c in calls.values())
         delegated = [
             tool_call(f"call_research_{n}", RESEARCHER, question=q, context=f"Topic: {topic}")
-            for n, q in enumerate(_plan(calls).questions, start=1)
+            for n, q in enumerate(_plan(calls, topic).questions, start=1)
         ]
-        return _turn(
-            request, tool_calls(*delegated, text="Sending each question to a researcher. ")
-        )
+        text = "Sending each question to a researcher. "
+        if not planned:  # a single plain run: plan inline, then delegate in the same turn
+            text = "I'll split the topic into three questions and send each to a researcher. "
+        return _turn(request, tool_calls(*delegated, text=text))
     answered = {block.tool_use_id: block for block in _results(last)}
     names = {calls[call_id].name for call_id in answered}
     if RESEARCHER in names:
@@ -188,7 +198,8 @@ def _orchestrator(request: ModelRequest) -> ModelResponse:
             {"question": str(calls[call_id].input["question"]), "notes": block.text}
             for call_id, block in answered.items()
         ]
-        brief = tool_call("call_write", WRITER, title=_plan(calls).title, findings=findings)
+        title = _plan(calls, topic).title
+        brief = tool_call("call_write", WRITER, title=title, findings=findings)
         return _turn(request, tool_calls(brief, text="Notes are in; handing them to the writer. "))
     report = next(iter(answered.values()))
     if report.is_error:

@@ -21,6 +21,8 @@ __all__ = [
     "WRITER",
     "TeamProviders",
     "build_orchestrator",
+    "build_researcher",
+    "build_writer",
     "render_assignment",
     "render_brief",
 ]
@@ -90,27 +92,24 @@ def render_brief(brief: WritingBrief) -> str:
     return f"Write a report titled: {brief.title}\n\nResearch notes follow.\n\n{sections}"
 
 
-def build_orchestrator(
-    providers: TeamProviders,
+def build_researcher(
+    provider: Provider,
     searcher: Searcher,
     *,
     fetch: bool = False,
     max_sources: int = 5,
 ) -> Agent:
-    """The orchestrator agent, with the researcher and the writer as its tools.
-
-    `searcher` backs the researcher's `web_search` (for example `TavilySearch`); with
-    `fetch`, the researcher may also read pages with `http_fetch` (public addresses
-    only). Each researcher run may search at most 4 times and fetch at most 3 pages.
-    """
-    researcher_tools: list[Tool] = [web_search(searcher, default_results=max_sources)]
+    """The researcher agent on its own: answers one question with `web_search` (backed
+    by `searcher`) and, with `fetch`, `http_fetch` (public addresses only). Each run may
+    search at most 4 times and fetch at most 3 pages."""
+    tools: list[Tool] = [web_search(searcher, default_results=max_sources)]
     if fetch:
-        researcher_tools.append(http_fetch(max_chars=12_000, timeout=20.0))
-    researcher = Agent(
-        providers.researcher,
+        tools.append(http_fetch(max_chars=12_000, timeout=20.0))
+    return Agent(
+        provider,
         name=RESEARCHER,
         system_prompt=RESEARCHER_PROMPT,
-        tools=researcher_tools,
+        tools=tools,
         max_steps=8,
         tool_policy=ToolPolicy(
             timeout=45.0,
@@ -120,13 +119,37 @@ def build_orchestrator(
             },
         ),
     )
-    writer = Agent(
-        providers.writer,
+
+
+def build_writer(provider: Provider) -> Agent:
+    """The writer agent on its own: turns notes into a Markdown report; it has no tools."""
+    return Agent(
+        provider,
         name=WRITER,
         system_prompt=WRITER_PROMPT,
         max_steps=2,
         call_options=CallOptions(max_tokens=_LONG_ANSWER),
     )
+
+
+def build_orchestrator(
+    providers: TeamProviders,
+    searcher: Searcher,
+    *,
+    fetch: bool = False,
+    max_sources: int = 5,
+) -> Agent:
+    """The orchestrator agent, with the researcher and the writer (`build_researcher`,
+    `build_writer`) as its tools.
+
+    `searcher` backs the researcher's `web_search` (for example `TavilySearch`); with
+    `fetch`, the researcher may also read pages with `http_fetch` (public addresses
+    only). Each researcher run may search at most 4 times and fetch at most 3 pages.
+    """
+    researcher = build_researcher(
+        providers.researcher, searcher, fetch=fetch, max_sources=max_sources
+    )
+    writer = build_writer(providers.writer)
     return Agent(
         providers.orchestrator,
         name=ORCHESTRATOR,
