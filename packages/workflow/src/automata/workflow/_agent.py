@@ -20,7 +20,7 @@ rules are W15-W17 of docs/workflows.md.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic
 
@@ -161,9 +161,9 @@ class WorkflowAgent(Generic[DepsT]):
         return await self.workflow.session_runs(session_id, limit=limit)
 
     @staticmethod
-    async def _unwrap(pending: Any) -> Answer:
+    async def _unwrap(pending: Awaitable[Answer]) -> Answer:
         try:
-            answer: Answer = await pending
+            answer = await pending
         except NodeFailedError as error:
             cause = error.__cause__
             if isinstance(cause, Exception):
