@@ -188,7 +188,7 @@ class WorkflowAgent(Generic[DepsT]):
 
 
 def _agent_workflow(agent: Agent[Any], deps: Any) -> Workflow[Turn, Answer]:
-    """The loop of `agent` as a workflow of two nodes (module docstring)."""
+    """The loop of `agent` as a workflow: `model`, `tools` and the exit `answer`."""
     wf = Workflow[Turn, Answer](f"agent:{agent.name}")
 
     def remaining(turn: Turn, context: NodeContext) -> int:
