@@ -8,6 +8,7 @@ an interrupted run resumes it. See docs/workflows.md.
 
 from __future__ import annotations
 
+from automata.workflow._agent import Answer, Calls, Turn, WorkflowAgent, workflow_agent
 from automata.workflow._compile import Graph
 from automata.workflow._compiled import CompiledWorkflow
 from automata.workflow._errors import (
@@ -47,12 +48,14 @@ from automata.workflow._hooks import (
 )
 from automata.workflow._ids import MAX_ID_BYTES, IdGenerator, IdKind, Ids, validate_id
 from automata.workflow._journal import RunStatus
-from automata.workflow._nodes import ActivationInfo, Node, NodeContext
+from automata.workflow._nodes import ActivationInfo, Node, NodeContext, current_activation
 
 __all__ = [
     "MAX_ID_BYTES",
     "SINK_ATTEMPTS",
     "ActivationInfo",
+    "Answer",
+    "Calls",
     "CompiledWorkflow",
     "EventSink",
     "Graph",
@@ -86,15 +89,19 @@ __all__ = [
     "RunSummary",
     "RunsPage",
     "StopReason",
+    "Turn",
     "TypeMismatchError",
     "UnreachableNodeError",
     "UnroutedOutputError",
     "WiringError",
     "Workflow",
+    "WorkflowAgent",
     "WorkflowError",
+    "current_activation",
     "log_activations",
     "max_activations",
     "time_activations",
     "trace_activations",
     "validate_id",
+    "workflow_agent",
 ]

@@ -29,7 +29,7 @@ from automata.workflow._errors import (
 from automata.workflow._events import EventSink, deliver
 from automata.workflow._history import HistoryPage, RunsPage, read_history, read_session
 from automata.workflow._hooks import Guard, Middleware
-from automata.workflow._ids import Ids, check_ids, make_id
+from automata.workflow._ids import IdKind, Ids, check_ids, make_id
 from automata.workflow._journal import RunState, dumps, encode
 from automata.workflow._nodes import Node
 from automata.workflow._runner import (
@@ -95,6 +95,11 @@ class CompiledWorkflow(Generic[In, Out]):
     @property
     def name(self) -> str:
         return self.graph.name
+
+    def new_id(self, kind: IdKind = "run") -> str:
+        """A new id of `kind` from the workflow's generator (a random UUID without one),
+        validated (W14): for a caller that must know a run's id before invoking it."""
+        return make_id(kind, workflow=self._ids)
 
     async def _ready(self) -> ThreadStore:
         if not self._is_open:

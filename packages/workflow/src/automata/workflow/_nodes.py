@@ -11,13 +11,22 @@ value crosses a checkpoint exactly as it would cross a process.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, get_type_hints
 
 from pydantic import TypeAdapter
 
-__all__ = ["ActivationInfo", "Node", "NodeContext", "inspect_node"]
+__all__ = [
+    "ActivationInfo",
+    "Node",
+    "NodeContext",
+    "activation_scope",
+    "current_activation",
+    "inspect_node",
+]
 
 I_contra = TypeVar("I_contra", contravariant=True)
 O_co = TypeVar("O_co", covariant=True)
@@ -87,6 +96,30 @@ class NodeContext:
         """Append a `log` entry (with JSON-ready `data`) to the run's log, fenced by
         the runner's lease; returns its sequence number in the run's history."""
         return await self._log(self.info.activation_id, message, data)
+
+
+_CURRENT: ContextVar[NodeContext | None] = ContextVar("automata_workflow_activation", default=None)
+
+
+def current_activation() -> NodeContext | None:
+    """The `NodeContext` of the activation whose node call is running in this context,
+    or None outside any node.
+
+    Code a node calls without passing the context along (an agent's tools, a library
+    callback) reads its activation here: `current_activation().idempotency_key` is the
+    key to pass with a side effect. It follows the context as asyncio tasks and
+    `contextvars.copy_context()` copy it (automata's sync-tool threads do)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def activation_scope(context: NodeContext) -> Iterator[None]:
+    """Make `context` the current activation for the code run inside the block."""
+    token = _CURRENT.set(context)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
 
 
 class Node(Generic[I_contra, O_co]):

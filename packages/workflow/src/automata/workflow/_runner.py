@@ -37,7 +37,7 @@ from automata.workflow._errors import (
 from automata.workflow._events import EventSink, RunEvent, deliver
 from automata.workflow._hooks import Guard, Middleware, chain
 from automata.workflow._journal import RunState, RunStatus, decode, dumps, encode
-from automata.workflow._nodes import ActivationInfo, NodeContext
+from automata.workflow._nodes import ActivationInfo, NodeContext, activation_scope
 
 __all__ = ["RunOptions", "Runner", "load", "run_thread", "session_thread", "summary"]
 
@@ -257,9 +257,10 @@ class Runner:
         )
         context = NodeContext(info, self.log)
 
-        def call_node() -> Any:
+        async def call_node() -> Any:
             value = node.input_adapter.validate_json(state.input_of(activation))
-            return node.fn(value, context) if node.takes_context else node.fn(value)
+            with activation_scope(context):
+                return await (node.fn(value, context) if node.takes_context else node.fn(value))
 
         try:
             output = await chain(self._options.middleware, info, call_node)()
