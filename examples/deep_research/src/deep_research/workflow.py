@@ -21,24 +21,19 @@ from dataclasses import dataclass
 
 from automata.core import (
     STRUCTURED_OUTPUT_TOOL,
-    Agent,
     CallOptions,
-    ToolLimits,
-    ToolPolicy,
     Usage,
 )
 from automata.threads.store import ThreadStore
-from automata.tools import Searcher, web_search
+from automata.tools import Searcher
 from automata.workflow import CompiledWorkflow, EventSink, Guard, Workflow
 from deep_research.models import Findings, ResearchAssignment, ResearchPlan, WritingBrief
 from deep_research.pipeline import plan_task
 from deep_research.team import (
-    RESEARCHER,
-    RESEARCHER_PROMPT,
-    WRITER,
-    WRITER_PROMPT,
     TeamProviders,
     build_orchestrator,
+    build_researcher,
+    build_writer,
     render_assignment,
     render_brief,
 )
@@ -79,27 +74,6 @@ class Report:
     usage: Usage
 
 
-def _researcher(providers: TeamProviders, searcher: Searcher, max_sources: int) -> Agent:
-    return Agent(
-        providers.researcher,
-        name=RESEARCHER,
-        system_prompt=RESEARCHER_PROMPT,
-        tools=[web_search(searcher, default_results=max_sources)],
-        max_steps=8,
-        tool_policy=ToolPolicy(timeout=45.0, per_tool={"web_search": ToolLimits(max_calls=4)}),
-    )
-
-
-def _writer(providers: TeamProviders) -> Agent:
-    return Agent(
-        providers.writer,
-        name=WRITER,
-        system_prompt=WRITER_PROMPT,
-        max_steps=2,
-        call_options=CallOptions(max_tokens=8192),
-    )
-
-
 def research_workflow(
     providers: TeamProviders,
     searcher: Searcher,
@@ -114,8 +88,8 @@ def research_workflow(
     run_id=...)` runs or resumes a run and returns its `Report`. `guards` and `sinks`
     are the workflow's (W11, W12); `lease_ttl` how long a dead runner holds the run."""
     orchestrator = build_orchestrator(providers, searcher, max_sources=max_sources)
-    researcher = _researcher(providers, searcher, max_sources)
-    writer = _writer(providers)
+    researcher = build_researcher(providers.researcher, searcher, max_sources=max_sources)
+    writer = build_writer(providers.writer)
     wf = Workflow[str, Report](WORKFLOW)
 
     @wf.node
