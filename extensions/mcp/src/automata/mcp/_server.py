@@ -49,10 +49,14 @@ class MCPServer:
       the code inside `async with`.
     """
 
-    def __init__(self, connect: Connect, *, name: str, connect_timeout: float = 30.0) -> None:
+    def __init__(
+        self, connect: Connect, *, name: str | None, fallback: str, connect_timeout: float = 30.0
+    ) -> None:
         self._connect = connect
-        self.name = name
-        """What this server is called in error messages."""
+        self._named = name is not None
+        self.name = name if name is not None else fallback
+        """What this server is called in error messages: the `name` given, else the name
+        the server gives in its handshake, else the command or URL."""
         self._connect_timeout = connect_timeout
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
@@ -87,7 +91,7 @@ class MCPServer:
         def connect() -> AbstractAsyncContextManager[TransportStreams]:
             return stdio_client(params, errlog=errlog if errlog is not None else sys.stderr)
 
-        return cls(connect, name=name or Path(command).name, connect_timeout=connect_timeout)
+        return cls(connect, name=name, fallback=Path(command).name, connect_timeout=connect_timeout)
 
     @classmethod
     def http(
@@ -110,7 +114,7 @@ class MCPServer:
             ):
                 yield streams
 
-        return cls(connect, name=name or url, connect_timeout=connect_timeout)
+        return cls(connect, name=name, fallback=url, connect_timeout=connect_timeout)
 
     # -- lifetime ----------------------------------------------------------------
 
@@ -122,13 +126,13 @@ class MCPServer:
         try:
             await asyncio.wait_for(asyncio.shield(ready), self._connect_timeout)
         except TimeoutError:
-            await self._stop()
+            await self._stop(at_once=True)
             raise MCPConnectionError(
                 f"MCP server {self.name!r} did not finish the handshake "
                 f"within {self._connect_timeout:g}s"
             ) from None
         except BaseException:
-            await self._stop()
+            await self._stop(at_once=True)
             raise
         return self
 
@@ -140,11 +144,16 @@ class MCPServer:
     ) -> None:
         await self._stop()
 
-    async def _stop(self) -> None:
+    async def _stop(self, *, at_once: bool = False) -> None:
+        """Close the session and wait for the connection's task (the SDK stops a stdio
+        server by closing its stdin, then terminating it); `at_once` cancels the task
+        instead, for a server that never finished its handshake."""
         self._closing.set()
         task = self._task
         if task is None:
             return
+        if at_once:
+            task.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(task), 5.0)
         except TimeoutError:
@@ -160,14 +169,18 @@ class MCPServer:
                 self._connect() as (read, write),
                 ClientSession(read, write, message_handler=self._on_message) as session,
             ):
-                await session.initialize()
+                info = await session.initialize()
+                if not self._named and info.server_info.name:
+                    self.name = info.server_info.name
                 self._listed = await _list_all(session)
                 self._session = session
                 ready.set_result(None)
                 await self._wait_closing_or_gone()
         except BaseException as error:
             self._failure = error
-            if not ready.done():
+            if isinstance(error, asyncio.CancelledError):
+                ready.cancel()
+            elif not ready.done():
                 ready.set_exception(
                     MCPConnectionError(
                         f"could not connect to MCP server {self.name!r}: {_describe(error)}"
