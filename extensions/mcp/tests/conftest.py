@@ -30,6 +30,8 @@ async def toolbox_server(request: pytest.FixtureRequest) -> AsyncIterator[MCPSer
         async with toolbox_stdio() as server:
             yield server
         return
-    async with serving(toolbox.app(), lifespan="on") as client:
-        async with MCPServer.http(f"{client.base_url}/mcp") as server:
-            yield server
+    async with (
+        serving(toolbox.app(), lifespan="on") as client,
+        MCPServer.http(f"{client.base_url}/mcp") as server,
+    ):
+        yield server

@@ -109,8 +109,7 @@ async def test_the_tool_list_is_listed_again_after_the_server_says_it_changed(
     assert "extra" not in [t.name for t in await toolbox_server.tools()]
     await toolbox_server.call("grow", {})
     async with asyncio.timeout(5):
-        while toolbox_server.tools_changes == 0:
-            await asyncio.sleep(0.01)
+        assert await toolbox_server.wait_for_tools_change() == 1
     names = [t.name for t in await toolbox_server.tools()]
     assert names[-1] == "extra"
     assert (await toolbox_server.call("extra", {})).as_text() == "extra!"

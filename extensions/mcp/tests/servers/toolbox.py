@@ -1,14 +1,10 @@
 """A test MCP server written with the SDK's low-level `Server`: one tool per behaviour
-the client must handle. Run as a script it serves stdio; `app()` serves streamable HTTP.
-
-Every call is appended, as one JSON line, to the file named by `TOOLBOX_LOG` (when set),
-so a test can see what reached the server process."""
+the client must handle. Run as a script it serves stdio; `app()` serves streamable HTTP."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import os
 from typing import Any
 
@@ -64,7 +60,6 @@ def _text(text: str) -> mcp_types.CallToolResult:
 
 def build() -> Server[Any]:
     tools = list(BASE_TOOLS)
-    log = os.environ.get("TOOLBOX_LOG")
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -75,9 +70,6 @@ def build() -> Server[Any]:
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         args = params.arguments or {}
-        if log:
-            with open(log, "a", encoding="utf-8") as file:
-                file.write(json.dumps({"tool": params.name, "arguments": args}) + "\n")
         if params.name == "echo":
             return _text(" ".join([str(args["text"])] * int(args.get("times", 1))))
         if params.name == "picture":

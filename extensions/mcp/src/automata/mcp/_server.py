@@ -66,6 +66,7 @@ class MCPServer:
         self._listed: tuple[mcp_types.Tool, ...] = ()
         self._stale = False
         self._changes = 0
+        self._changed = asyncio.Event()
 
     # -- construction ------------------------------------------------------------
 
@@ -197,6 +198,8 @@ class MCPServer:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self._stale = True
             self._changes += 1
+            self._changed.set()
+            self._changed = asyncio.Event()
         elif isinstance(message, Exception):
             self._failure = message
 
@@ -205,6 +208,13 @@ class MCPServer:
     @property
     def tools_changes(self) -> int:
         """How many `notifications/tools/list_changed` the server has sent so far."""
+        return self._changes
+
+    async def wait_for_tools_change(self, seen: int = 0) -> int:
+        """Wait until the server has sent more than `seen` tool-list changes; returns how
+        many it has sent (`tools_changes`)."""
+        while self._changes <= seen:
+            await self._changed.wait()
         return self._changes
 
     async def tools(self, prefix: str | None = None) -> list[Tool]:
