@@ -105,7 +105,7 @@ async def test_is_error_and_protocol_errors_are_recoverable_tool_errors(
 async def test_the_tool_list_is_listed_again_after_the_server_says_it_changed(
     toolbox_server: MCPServer,
 ) -> None:
-    """P7"""
+    """P9"""
     assert "extra" not in [t.name for t in await toolbox_server.tools()]
     await toolbox_server.call("grow", {})
     async with asyncio.timeout(5):
@@ -118,7 +118,7 @@ async def test_the_tool_list_is_listed_again_after_the_server_says_it_changed(
 async def test_the_tool_policy_timeout_bounds_an_mcp_call_and_the_run_goes_on(
     toolbox_server: MCPServer,
 ) -> None:
-    """P8"""
+    """P10"""
     agent = Agent(
         ScriptedProvider(
             [
@@ -140,7 +140,7 @@ async def test_the_tool_policy_timeout_bounds_an_mcp_call_and_the_run_goes_on(
 
 
 async def test_budgets_and_parallelism_apply_as_to_any_tool(toolbox_server: MCPServer) -> None:
-    """P8"""
+    """P10"""
     agent = Agent(
         ScriptedProvider(
             [
@@ -161,7 +161,7 @@ async def test_budgets_and_parallelism_apply_as_to_any_tool(toolbox_server: MCPS
 
 
 async def test_a_killed_server_process_fails_calls_in_flight_and_later_at_once() -> None:
-    """P9"""
+    """P7"""
     async with toolbox_stdio() as server:
         tools = await server.tools()
         pid = int((await server.call("pid", {})).as_text())
@@ -185,7 +185,7 @@ async def test_a_killed_server_process_fails_calls_in_flight_and_later_at_once()
 
 
 async def test_a_stopped_http_server_fails_calls_at_once() -> None:
-    """P9"""
+    """P7"""
     async with serving(toolbox.app(), lifespan="on") as client:
         server = MCPServer.http(f"{client.base_url}/mcp")
         await server.__aenter__()
@@ -199,7 +199,7 @@ async def test_a_stopped_http_server_fails_calls_at_once() -> None:
 
 
 async def test_an_unreachable_url_or_a_missing_command_fails_to_open_with_a_clear_error() -> None:
-    """P10"""
+    """P8"""
     with pytest.raises(MCPConnectionError, match=r"could not connect .*ConnectError"):
         async with MCPServer.http("http://127.0.0.1:9/mcp", connect_timeout=5):
             pass
