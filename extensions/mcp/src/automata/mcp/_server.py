@@ -176,7 +176,7 @@ class MCPServer:
                 self._listed = await _list_all(session)
                 self._session = session
                 ready.set_result(None)
-                await self._wait_closing_or_gone()
+                await self._closing.wait()
         except BaseException as error:
             self._failure = error
             if isinstance(error, asyncio.CancelledError):
@@ -190,9 +190,6 @@ class MCPServer:
         finally:
             self._session = None
             self._gone.set()
-
-    async def _wait_closing_or_gone(self) -> None:
-        await self._closing.wait()
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
