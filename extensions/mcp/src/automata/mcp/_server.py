@@ -159,10 +159,7 @@ class MCPServer:
             await asyncio.wait_for(asyncio.shield(task), 5.0)
         except TimeoutError:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-        except BaseException:  # the failure was already reported, or is recorded
-            pass
+            await asyncio.wait({task})
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         try:
