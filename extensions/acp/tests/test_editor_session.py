@@ -148,6 +148,6 @@ async def test_cancel_while_a_permission_request_is_open_is_a_cancelled_prompt()
         assert reply.stop_reason == "end_turn"
 
 
-def test_the_cli_is_installed() -> None:
-    """A9"""
+def test_the_cli_is_installed_next_to_the_interpreter() -> None:
+    """A8"""
     assert CLI.exists()
