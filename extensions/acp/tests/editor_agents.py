@@ -96,3 +96,6 @@ def make_agent() -> Agent[None]:
 agent = make_agent()
 
 gated = AcpServer(make_agent, ask_permission={"write_file"}, name="gated-editor")
+
+short = Agent(FunctionProvider(_answer), name="short", tools=[read_file], max_steps=1)
+"""Stops after one model turn: a prompt that calls a tool runs out of steps."""

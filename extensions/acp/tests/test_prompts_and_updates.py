@@ -91,3 +91,16 @@ async def test_the_factory_target_makes_each_session_its_agent() -> None:
         reply = await conn.prompt(session_id=session, prompt=[text_block("hello")])
         assert reply.stop_reason == "end_turn"
         assert editor.text() == "Hello, editor"
+
+
+async def test_stop_reasons_end_turn_and_max_turn_requests() -> None:
+    """A9"""
+    async with serving("editor_agents:short") as (conn, editor):
+        session = (await conn.new_session(cwd="/tmp")).session_id
+        assert (await conn.prompt(session_id=session, prompt=[text_block("hi")])).stop_reason == (
+            "end_turn"
+        )
+        out_of_steps = await conn.prompt(session_id=session, prompt=[text_block("read a.py")])
+        assert out_of_steps.stop_reason == "max_turn_requests"
+        [call] = editor.started_calls()
+        assert editor.tool_statuses(call)[-1] == "completed"
