@@ -16,7 +16,7 @@ from automata.acp._permissions import (
     permission_rule,
 )
 from automata.acp._prompt import prompt_message
-from automata.acp._server import AcpServer, AgentFactory, AgentTarget
+from automata.acp._server import AcpServer, AgentFactory, AgentTarget, ThreadsOpener
 from automata.acp._todo import TODO_TOOL, TodoItem, plan_entries, todo_tool
 from automata.acp._updates import UpdateMapper
 
@@ -31,6 +31,7 @@ __all__ = [
     "ClientApprover",
     "PermissionClient",
     "PermissionRule",
+    "ThreadsOpener",
     "TodoItem",
     "UpdateMapper",
     "load_target",

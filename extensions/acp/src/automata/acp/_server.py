@@ -6,24 +6,21 @@ import asyncio
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Collection
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp import Agent as AcpAgentProtocol
+from acp import RequestError, run_agent
 from acp.interfaces import Client
 from acp.schema import (
-    AgentCapabilities,
-    Implementation,
     InitializeResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     StopReason,
 )
 
+from automata.acp._capabilities import initialize_response
 from automata.acp._outbox import Outbox
 from automata.acp._permissions import ClientApprover, permission_rule
 from automata.acp._prompt import prompt_message
@@ -40,19 +37,15 @@ from automata.core import (
     StopReason as RunStopReason,
 )
 
-__all__ = ["AcpServer", "AgentFactory", "AgentTarget"]
+if TYPE_CHECKING:
+    from automata.threads import ThreadService
+
+__all__ = ["AcpServer", "AgentFactory", "AgentTarget", "ThreadsOpener"]
 
 AgentFactory: TypeAlias = Callable[[], "Agent[Any] | Awaitable[Agent[Any]]"]
 """Makes the agent of one new session (sync or async, no arguments)."""
 
 AgentTarget: TypeAlias = "Agent[Any] | AgentFactory"
-
-
-def _version() -> str:
-    try:
-        return version("automata-ai-acp")
-    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
-        return "0+unknown"
 
 
 def _stop_reason(reason: RunStopReason) -> StopReason:
@@ -69,24 +62,57 @@ def _protocol(agent: _AcpAgent) -> AcpAgentProtocol:
     return cast(AcpAgentProtocol, agent)
 
 
+ThreadsOpener: TypeAlias = "Callable[[], AbstractAsyncContextManager[ThreadService]]"
+"""Opens the thread service for a connection and closes it when the connection ends
+(e.g. an `asynccontextmanager` that opens a `Host` and shuts it down)."""
+
+
 @dataclass(frozen=True, slots=True)
 class AcpServer:
-    """What to serve over ACP: an agent (shared by every session, each session a
-    conversation of its own) or a factory called once per new session, and which tool
-    calls need the client's permission (`True`: all; a collection: those tools' calls;
-    the default: none). `name` is the `agentInfo` name sent on `initialize`."""
+    """What to serve over ACP.
 
-    target: AgentTarget
+    Either `target`: an agent (shared by every session, each session a conversation of
+    its own) or a factory called once per new session, with `ask_permission` choosing
+    the tool calls that need the client's permission (`True`: all; a collection: those
+    tools' calls; the default: none). Or `threads`: a durable thread service (opened
+    for the connection) whose threads are the sessions, loadable with `session/load`;
+    its own agent factory and approval gates apply, so `ask_permission` must stay
+    empty. `name` is the `agentInfo` name sent on `initialize`. Raises `ValueError`
+    unless exactly one of `target` and `threads` is given."""
+
+    target: AgentTarget | None = None
     ask_permission: bool | Collection[str] = ()
     name: str = "automata"
+    threads: ThreadsOpener | None = None
+
+    def __post_init__(self) -> None:
+        if (self.target is None) == (self.threads is None):
+            raise ValueError("give AcpServer an agent (or factory) or a thread service, not both")
+        if self.threads is not None and self.ask_permission:
+            raise ValueError(
+                "a thread-backed server asks permission through its agents' approval gates "
+                "(require_approval); leave ask_permission empty"
+            )
 
     async def serve_stdio(self) -> None:
         """Serve on this process's stdin and stdout until the client closes them."""
-        await run_agent(_protocol(_AcpAgent(self)))
+        await self._serve(None, None)
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve on the given streams (`writer` goes to the client) until they close."""
-        await run_agent(_protocol(_AcpAgent(self)), writer, reader)
+        await self._serve(reader, writer)
+
+    async def _serve(
+        self, reader: asyncio.StreamReader | None, writer: asyncio.StreamWriter | None
+    ) -> None:
+        if self.threads is None:
+            await run_agent(_protocol(_AcpAgent(self)), writer, reader)
+            return
+        from automata.acp._thread_agent import ThreadsAcpAgent
+
+        async with self.threads() as service:
+            agent = cast(AcpAgentProtocol, ThreadsAcpAgent(service, self.name))
+            await run_agent(agent, writer, reader)
 
 
 @dataclass(slots=True)
@@ -138,21 +164,12 @@ class _AcpAgent:
         return self._client
 
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(
-                load_session=False,
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=False
-                ),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
-            ),
-            auth_methods=[],
-            agent_info=Implementation(name=self._server.name, version=_version()),
-        )
+        return initialize_response(self._server.name, protocol_version, load_session=False)
 
     async def _agent(self) -> Agent[Any]:
         target = self._server.target
+        if target is None:  # pragma: no cover - AcpServer refuses this
+            raise RequestError.internal_error({"reason": "no agent to serve"})
         if isinstance(target, Agent):
             return target
         made = target()

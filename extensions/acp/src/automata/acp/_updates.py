@@ -20,6 +20,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolKind,
+    UserMessageChunk,
 )
 
 from automata.acp._todo import TODO_TOOL, plan_entries
@@ -35,7 +36,12 @@ from automata.core import (
 __all__ = ["Update", "UpdateMapper", "tool_kind", "tool_title"]
 
 Update: TypeAlias = (
-    AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | UserMessageChunk
 )
 
 
