@@ -109,14 +109,18 @@ class Editor:
 
 
 @asynccontextmanager
-async def serving(*args: str) -> AsyncIterator[tuple[ClientSideConnection, Editor]]:
-    """`automata-acp *args` in a subprocess (cwd: this folder), connected to an
-    `Editor`, initialized."""
+async def serving(
+    *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[ClientSideConnection, Editor]]:
+    """`automata-acp *args` in a subprocess (cwd: this folder, `env` added to this
+    process's environment), connected to an `Editor`, initialized."""
     editor = Editor()
     # The SDK's Client protocol lists every client method; the editor implements the two
     # this server calls, and the SDK answers the rest with method-not-found.
     client = cast(Client, editor)
-    spawned = spawn_agent_process(client, str(CLI), *args, cwd=HERE, env=dict(os.environ))
+    spawned = spawn_agent_process(
+        client, str(CLI), *args, cwd=HERE, env={**os.environ, **(env or {})}
+    )
     async with spawned as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         yield conn, editor

@@ -4,6 +4,9 @@ first word of the prompt, and tools a code editor would recognise."""
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from automata.acp import AcpServer, todo_tool
 from automata.core import (
@@ -16,6 +19,7 @@ from automata.core import (
     tool,
 )
 from automata.core.testing import FunctionProvider, tool_call, tool_calls
+from automata.threads import AgentRequest, Host, SQLiteStore, ThreadService, require_approval
 
 
 @tool
@@ -99,3 +103,25 @@ gated = AcpServer(make_agent, ask_permission={"write_file"}, name="gated-editor"
 
 short = Agent(FunctionProvider(_answer), name="short", tools=[read_file], max_steps=1)
 """Stops after one model turn: a prompt that calls a tool runs out of steps."""
+
+
+def _thread_agent(request: AgentRequest) -> Agent[None]:
+    return Agent(
+        FunctionProvider(_answer),
+        name="durable",
+        tools=[read_file, write_file, wait_forever, todo_tool()],
+        approver=require_approval("write_file"),
+    )
+
+
+@asynccontextmanager
+async def _threads() -> AsyncIterator[ThreadService]:
+    host = await Host.open(SQLiteStore(os.environ["ACP_TEST_THREADS_DB"]))
+    try:
+        yield host.thread_service(_thread_agent)
+    finally:
+        await host.shutdown()
+
+
+durable = AcpServer(threads=_threads, name="durable-editor")
+"""Sessions are threads in the SQLite file named by ACP_TEST_THREADS_DB."""
