@@ -49,3 +49,20 @@ async def test_a_bad_target_exits_with_status_2_and_a_message_on_stderr() -> Non
     assert stdout == b""
     assert b"automata-acp:" in stderr
     assert b"missing" in stderr
+
+
+def test_an_acp_server_serves_an_agent_or_a_thread_service_never_both() -> None:
+    """A10"""
+    from contextlib import AbstractAsyncContextManager
+    from typing import Any
+
+    def opener() -> AbstractAsyncContextManager[Any]:
+        raise AssertionError("not opened")
+
+    with pytest.raises(ValueError, match="not both"):
+        AcpServer()
+    with pytest.raises(ValueError, match="not both"):
+        AcpServer(print, threads=opener)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="require_approval"):
+        AcpServer(threads=opener, ask_permission=True)
+    assert AcpServer(threads=opener).target is None
