@@ -33,19 +33,24 @@ async def test_a_thread_session_is_loaded_by_another_process_with_its_history(
         assert editor.tool_statuses(call)[0] == "pending"
         assert editor.tool_statuses(call)[-1] == "completed"
         assert editor.text().endswith("done: contents of a.py")
+        before = len(editor.updates)
+        await conn.prompt(session_id=session, prompt=[text_block("plan")])
+        assert editor.kinds(before) == ["plan", "agent_message_chunk"]
 
     async with serving("editor_agents:durable", env=env) as (conn, editor):
         await conn.load_session(cwd="/tmp", session_id=session)
-        assert editor.text("user_message_chunk") == "helloread a.py"
-        assert editor.text() == "Hello, editorReading.done: contents of a.py"
+        assert editor.text("user_message_chunk") == "helloread a.pyplan"
+        assert editor.text() == (
+            "Hello, editorReading.done: contents of a.pydone: plan recorded: 2 items, 1 completed"
+        )
         assert editor.tool_statuses(call) == ["pending", "completed"]
-        done = editor.updates[-2][1]
-        assert isinstance(done, ToolCallProgress)
+        assert editor.kinds().count("plan") == 1
+        [done] = [u for _, u in editor.updates if isinstance(u, ToolCallProgress)]
         assert done.raw_output == "contents of a.py"
         before = len(editor.updates)
         again = await conn.prompt(session_id=session, prompt=[text_block("history")])
         assert again.stop_reason == "end_turn"
-        assert editor.text(since=before) == f"results: {call}=contents of a.py"
+        assert editor.text(since=before).startswith(f"results: {call}=contents of a.py | ")
 
         with pytest.raises(RequestError):
             await conn.load_session(cwd="/tmp", session_id="no-such-thread")

@@ -120,6 +120,7 @@ class _Prompt:
     outbox: Outbox
     mapper: UpdateMapper = field(default_factory=UpdateMapper)
     cancel_requested: bool = False
+    running: bool = True
     task: asyncio.Task[StopReason] | None = None
 
     def on_event(self, event: StreamEvent) -> None:
@@ -226,31 +227,35 @@ class _AcpAgent:
 
     async def _run(self, state: _SessionState, current: _Prompt, message: Message) -> StopReason:
         try:
+            reason = await self._steps(state, current, message)
+        finally:
+            current.running = False  # a cancel from now on changes nothing
+            await current.outbox.close()
+        return reason
+
+    async def _steps(self, state: _SessionState, current: _Prompt, message: Message) -> StopReason:
+        try:
             async with state.session.iter(
                 message, on_event=current.on_event, approver=state.approver
             ) as steps:
                 async for _ in steps:
                     pass
-            reason = _stop_reason(steps.result.stop_reason)
         except asyncio.CancelledError:
             if not current.cancel_requested:
-                await current.outbox.close()
                 raise
             current.outbox.put(current.mapper.unfinished())
-            await current.outbox.close()
             return "cancelled"
         except (MaxStepsError, UsageLimitExceeded):
-            await current.outbox.close()
             return "max_turn_requests"
         except Exception as exc:
-            await current.outbox.close()
             raise RequestError.internal_error({"reason": f"{type(exc).__name__}: {exc}"}) from exc
-        await current.outbox.close()
-        return reason
+        return _stop_reason(steps.result.stop_reason)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         state = self._sessions.get(session_id)
         if state is None or state.prompt is None or state.prompt.task is None:
+            return
+        if not state.prompt.running:
             return
         state.prompt.cancel_requested = True
         state.prompt.task.cancel()
