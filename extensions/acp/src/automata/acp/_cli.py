@@ -1,0 +1,87 @@
+"""`automata-acp module:attribute`: serve an agent over ACP on stdio."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from automata.acp._server import AcpServer
+from automata.core import Agent
+
+__all__ = ["load_target", "main"]
+
+
+def load_target(spec: str) -> Any:
+    """The object `module:attribute` names (the attribute may be dotted). Raises
+    `ValueError` for a spec without a colon, `ImportError`/`AttributeError` when the
+    module or attribute is missing."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"expected module:attribute, got {spec!r}")
+    value: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def server_for(target: Any, *, ask: Sequence[str], ask_all: bool, name: str | None) -> AcpServer:
+    """The server for a loaded target: an `AcpServer` as it is (the flags then must not
+    be given), an `Agent` or any other callable (an agent factory, called once per
+    session) with the flags' permission rule."""
+    if isinstance(target, AcpServer):
+        if ask or ask_all or name:
+            raise ValueError("the target is an AcpServer: configure it there, not with flags")
+        return target
+    if not isinstance(target, Agent) and not callable(target):
+        raise TypeError(f"cannot serve a {type(target).__name__}: expected an Agent or a factory")
+    rule: bool | frozenset[str] = True if ask_all else frozenset(ask)
+    return AcpServer(target, ask_permission=rule, name=name or "automata")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="automata-acp",
+        description="Serve an automata agent to an editor over the Agent Client Protocol (stdio).",
+    )
+    parser.add_argument(
+        "target",
+        help="module:attribute naming an Agent, an agent factory or an AcpServer",
+    )
+    parser.add_argument(
+        "--ask",
+        action="append",
+        default=[],
+        metavar="TOOL",
+        help="ask the client's permission before running this tool (repeatable)",
+    )
+    parser.add_argument(
+        "--ask-all", action="store_true", help="ask the client's permission for every tool"
+    )
+    parser.add_argument("--name", default=None, help="the agent name sent on initialize")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Load the target and serve it on stdin/stdout until the client closes them. Errors
+    loading the target are reported on stderr (stdout is the protocol's) with exit
+    status 2."""
+    args = _parser().parse_args(argv)
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        server = server_for(
+            load_target(args.target), ask=args.ask, ask_all=args.ask_all, name=args.name
+        )
+    except (ValueError, TypeError, ImportError, AttributeError) as exc:
+        print(f"automata-acp: {exc}", file=sys.stderr)
+        return 2
+    asyncio.run(server.serve_stdio())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""Durable thread views -> ACP `session/update` payloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import ToolCallStatus
+
+from automata.acp._todo import TODO_TOOL, plan_entries
+from automata.acp._updates import Update
+
+if TYPE_CHECKING:
+    from automata.threads import ThreadView, ViewItem
+
+__all__ = ["ViewDiffer"]
+
+_STATUS: dict[str, ToolCallStatus] = {
+    "pending": "pending",
+    "running": "in_progress",
+    "done": "completed",
+    "error": "failed",
+}
+
+
+@dataclass(slots=True)
+class _Seen:
+    text: int = 0
+    status: ToolCallStatus | None = None
+
+
+class ViewDiffer:
+    """Turns successive views of one thread into the updates that bring a client from
+    the last view to the next: text and thinking as the chunks it has not seen yet,
+    a tool call once its input is complete (`pending`, `in_progress`, then `completed`
+    or `failed` with its result), a finished `todo` call as the plan. User messages
+    are sent as `user_message_chunk`s only when `users` is True (a replayed history);
+    interactions are not updates (the server asks for permission instead)."""
+
+    __slots__ = ("_seen", "_users")
+
+    def __init__(self, *, users: bool) -> None:
+        self._users = users
+        self._seen: dict[str, _Seen] = {}
+
+    def prime(self, view: ThreadView) -> None:
+        """Mark everything in `view` as already shown."""
+        for item in view.items:
+            seen = self._seen.setdefault(item.id, _Seen())
+            seen.text = len(item.text)
+            if item.kind == "tool_call" and item.status is not None:
+                seen.status = _STATUS.get(item.status)
+
+    def updates(self, view: ThreadView) -> list[Update]:
+        updates: list[Update] = []
+        for item in view.items:
+            seen = self._seen.setdefault(item.id, _Seen())
+            if item.kind in ("user", "assistant", "thinking"):
+                fresh = item.text[seen.text :]
+                seen.text = max(seen.text, len(item.text))
+                if not fresh:
+                    continue
+                if item.kind == "assistant":
+                    updates.append(update_agent_message_text(fresh))
+                elif item.kind == "thinking":
+                    updates.append(update_agent_thought_text(fresh))
+                elif self._users:
+                    updates.append(update_user_message_text(fresh))
+            elif item.kind == "tool_call" and item.tool_input is not None and not item.live:
+                updates.extend(self._tool_call(item, seen))
+        return updates
+
+    def _tool_call(self, item: ViewItem, seen: _Seen) -> list[Update]:
+        call_id = item.call_id or item.id
+        name = item.tool_name or ""
+        arguments = dict(item.tool_input or {})
+        status = _STATUS.get(item.status or "pending", "pending")
+        result = item.result
+        if status == seen.status:
+            return []
+        first = seen.status is None
+        seen.status = status
+        if name == TODO_TOOL:
+            entries = plan_entries(arguments) if status == "completed" else None
+            return [update_plan(entries)] if entries is not None else []
+        updates: list[Update] = []
+        if first:
+            updates.append(
+                start_tool_call(call_id, name, kind="other", status="pending", raw_input=arguments)
+            )
+            if status == "pending":
+                return updates
+        if status in ("completed", "failed"):
+            text = result or ""
+            updates.append(
+                update_tool_call(
+                    call_id,
+                    status=status,
+                    content=[tool_content(text_block(text))],
+                    raw_output=text,
+                )
+            )
+        else:
+            updates.append(update_tool_call(call_id, status=status))
+        return updates

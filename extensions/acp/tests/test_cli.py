@@ -1,0 +1,68 @@
+"""The command line: what a target may be and how a bad one is reported."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from automata.acp import AcpServer, load_target
+from automata.acp._cli import server_for
+
+from .editor import CLI, HERE
+
+
+def test_load_target_reads_module_colon_attribute() -> None:
+    """A8"""
+    assert load_target("automata.acp:AcpServer") is AcpServer
+    with pytest.raises(ValueError, match="module:attribute"):
+        load_target("automata.acp")
+    with pytest.raises(AttributeError):
+        load_target("automata.acp:nothing_here")
+
+
+def test_flags_make_the_permission_rule_and_an_acp_server_is_served_as_it_is() -> None:
+    """A8"""
+    server = AcpServer(lambda: None, ask_permission={"x"})  # type: ignore[arg-type,return-value]
+    assert server_for(server, ask=(), ask_all=False, name=None) is server
+    with pytest.raises(ValueError, match="configure it there"):
+        server_for(server, ask=["y"], ask_all=False, name=None)
+    made = server_for(print, ask=["a", "b"], ask_all=False, name="n")
+    assert (made.ask_permission, made.name) == (frozenset({"a", "b"}), "n")
+    assert server_for(print, ask=[], ask_all=True, name=None).ask_permission is True
+    with pytest.raises(TypeError, match="cannot serve"):
+        server_for(42, ask=[], ask_all=False, name=None)
+
+
+async def test_a_bad_target_exits_with_status_2_and_a_message_on_stderr() -> None:
+    """A8"""
+    process = await asyncio.create_subprocess_exec(
+        str(CLI),
+        "editor_agents:missing",
+        cwd=HERE,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await process.communicate()
+    assert process.returncode == 2
+    assert stdout == b""
+    assert b"automata-acp:" in stderr
+    assert b"missing" in stderr
+
+
+def test_an_acp_server_serves_an_agent_or_a_thread_service_never_both() -> None:
+    """A10"""
+    from contextlib import AbstractAsyncContextManager
+    from typing import Any
+
+    def opener() -> AbstractAsyncContextManager[Any]:
+        raise AssertionError("not opened")
+
+    with pytest.raises(ValueError, match="not both"):
+        AcpServer()
+    with pytest.raises(ValueError, match="not both"):
+        AcpServer(print, threads=opener)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="require_approval"):
+        AcpServer(threads=opener, ask_permission=True)
+    assert AcpServer(threads=opener).target is None
