@@ -1,4 +1,4 @@
-"""docs/protocols-acp.md is pinned: every rule is cited by a test of this folder and
+"""docs/protocols.md (its ACP part) is pinned: every rule is cited by a test of this folder and
 every citation names a rule."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-DOC = ROOT / "docs" / "protocols-acp.md"
+DOC = ROOT / "docs" / "protocols.md"
 TESTS = Path(__file__).resolve().parent
 RULE = re.compile(r"\*\*(A\d+)\.\*\*")
 REFERENCE = re.compile(r"\*\*(A\d+)\*\*")

@@ -2,7 +2,7 @@
 
 `AcpServer(agent_or_factory, ask_permission=...)` serves on stdio with the official
 `agent-client-protocol` SDK; `automata-acp module:attribute` does the same from the
-command line. See docs/protocols-acp.md.
+command line. See docs/protocols.md.
 """
 
 from automata.acp._cli import load_target, main
