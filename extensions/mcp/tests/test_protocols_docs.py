@@ -3,51 +3,12 @@ citation names a rule, and the rules are numbered in order."""
 
 from __future__ import annotations
 
-import ast
-import re
-from pathlib import Path
+from automata_docs_testing import RuleBook
 
-ROOT = Path(__file__).resolve().parents[3]
-DOC = ROOT / "docs" / "protocols.md"
-TESTS = Path(__file__).resolve().parent
-RULE = re.compile(r"\*\*(P\d+)\.\*\*")
-REFERENCE = re.compile(r"\*\*(P\d+)\*\*")
-CITATION = re.compile(r"\b(P\d+)\b")
+BOOK = RuleBook.of("docs/protocols.md", "P", __file__)
 
 
-def documented_rules() -> list[str]:
-    return RULE.findall(DOC.read_text(encoding="utf-8"))
-
-
-def cited_rules() -> dict[str, list[str]]:
-    """Rule tag -> the tests whose docstrings cite it."""
-    cited: dict[str, list[str]] = {}
-    for path in sorted(TESTS.glob("test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-                "test_"
-            ):
-                for tag in CITATION.findall(ast.get_docstring(node) or ""):
-                    cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
-    return cited
-
-
-def test_the_doc_states_its_rules_under_unique_tags_numbered_in_order() -> None:
-    rules = documented_rules()
-    assert len(rules) >= 14
-    assert rules == [f"P{n}" for n in range(1, len(rules) + 1)]
-
-
-def test_every_rule_of_the_doc_is_pinned_by_a_test() -> None:
-    cited = cited_rules()
-    assert [rule for rule in documented_rules() if rule not in cited] == []
-
-
-def test_every_rule_a_test_cites_exists_in_the_doc() -> None:
-    documented = set(documented_rules())
-    assert {tag: tests for tag, tests in cited_rules().items() if tag not in documented} == {}
-
-
-def test_every_rule_the_doc_refers_to_exists() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    assert set(REFERENCE.findall(text)) <= set(documented_rules())
+def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:
+    """The page states its rules numbered from 1 in order, a test here cites each of
+    them, and every citation and reference names a rule of the page."""
+    BOOK.check(at_least=14)

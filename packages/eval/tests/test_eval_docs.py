@@ -3,51 +3,19 @@ by a test of this package, and every citation names a rule."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-DOC = ROOT / "docs" / "eval.md"
-TESTS = Path(__file__).resolve().parent
-RULE = re.compile(r"\*\*(E\d+)\.\*\*")
-CITATION = re.compile(r"\b(E\d+)\b")
+from automata_docs_testing import RuleBook
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "eval.md"
+BOOK = RuleBook.of("docs/eval.md", "E", __file__)
 
 
-def documented_rules() -> list[str]:
-    return RULE.findall(DOC.read_text(encoding="utf-8"))
-
-
-def cited_rules() -> dict[str, list[str]]:
-    """Rule tag -> the tests whose docstrings cite it."""
-    cited: dict[str, list[str]] = {}
-    for path in sorted(TESTS.glob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-                "test_"
-            ):
-                for tag in CITATION.findall(ast.get_docstring(node) or ""):
-                    cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
-    return cited
-
-
-def test_the_doc_states_its_rules_under_unique_tags_numbered_in_order() -> None:
-    rules = documented_rules()
-    assert rules == [f"E{n}" for n in range(1, len(rules) + 1)]
-    assert len(rules) >= 20
-
-
-def test_every_rule_is_pinned_by_a_test() -> None:
-    cited = cited_rules()
-    unpinned = [rule for rule in documented_rules() if rule not in cited]
-    assert unpinned == []
-
-
-def test_every_citation_names_a_documented_rule() -> None:
-    rules = set(documented_rules())
-    stray = {tag: tests for tag, tests in cited_rules().items() if tag not in rules}
-    assert stray == {}
+def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:
+    """The page states its rules numbered from 1 in order, a test here cites each of
+    them, and every citation and reference names a rule of the page."""
+    BOOK.check(at_least=20)
 
 
 def test_the_case_file_shown_in_the_doc_loads(tmp_path: Path) -> None:
