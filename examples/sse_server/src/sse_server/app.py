@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from automata.core import Agent, AgentView, AutomataError, StreamAccumulator, Usage
+from automata.core import Agent, AgentView, AutomataError, RunError, StreamAccumulator, Usage
 from sse_server.demo import demo_agent
 
 __all__ = ["AgentFactory", "create_app", "run_frames", "sse_frame", "view_json"]
@@ -81,7 +81,7 @@ async def run_frames(agent: Agent, task: str) -> AsyncIterator[str]:
                 if view is not None:
                     yield sse_frame("view", view_json(view))
     except AutomataError as error:
-        partial = getattr(error, "result", None)
+        partial = error.result if isinstance(error, RunError) else None
         yield sse_frame(
             "error",
             {
