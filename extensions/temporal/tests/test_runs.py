@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 from temporalio.client import Client, WorkflowFailureError
+from temporalio.exceptions import ActivityError
 
 from automata.core import Agent, Message, ModelRequest, RetryableError, load_messages, tool
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
@@ -127,7 +128,9 @@ async def test_an_unknown_agent_fails_the_run_without_retrying(
         handle = await start_agent_run(client, "nope", "go", id=fresh("run"), task_queue=queue)
         with pytest.raises(WorkflowFailureError) as failure:
             await handle.result()
-    assert "no agent registered as 'nope' (registered: known)" in str(failure.value.cause.cause)
+    cause = failure.value.cause
+    assert isinstance(cause, ActivityError)
+    assert "no agent registered as 'nope' (registered: known)" in str(cause.cause)
 
 
 async def test_a_transient_provider_error_is_retried_by_temporal(
