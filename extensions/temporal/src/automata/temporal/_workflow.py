@@ -10,6 +10,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
     from automata.core import (
@@ -165,6 +166,7 @@ class AgentWorkflow:
                 start_to_close_timeout=timedelta(seconds=settings.timeout),
                 heartbeat_timeout=timedelta(seconds=plan.heartbeat_timeout),
                 retry_policy=tool_retry(settings, plan.tool_retry),
+                cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
             )
         except ActivityError:
             if settings.idempotent:
