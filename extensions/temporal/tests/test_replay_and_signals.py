@@ -121,7 +121,7 @@ async def test_a_gated_call_waits_in_the_workflow_for_a_decide_signal(
     decision: Decision,
     expected: tuple[str, str, bool],
 ) -> None:
-    """TP8: a call to a tool in `approval_required` waits (no activity, no worker slot)
+    """TP9: a call to a tool in `approval_required` waits (no activity, no worker slot)
     until a `decide` signal arrives; approved it runs, denied it gets `denied: <reason>`."""
     replies = [tool_calls(tool_call("c1", "send", to="bob")), "done"]
     queue = fresh("q")
@@ -143,7 +143,7 @@ async def test_a_gated_call_waits_in_the_workflow_for_a_decide_signal(
 async def test_cancelling_a_run_from_the_client_cancels_its_running_tool(
     client: Client, fresh: Callable[[str], str], tmp_path: Path
 ) -> None:
-    """TP9: `handle.cancel()` cancels the workflow; a running tool's activity is
+    """TP10: `handle.cancel()` cancels the workflow; a running tool's activity is
     cancelled (its task sees `CancelledError`) before the run ends as cancelled."""
 
     started = asyncio.Event()

@@ -8,10 +8,24 @@ import pytest
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ActivityError
 
-from automata.core import Agent, Message, ModelRequest, RetryableError, load_messages, tool
+from automata.core import (
+    Agent,
+    Message,
+    ModelRequest,
+    RetryableError,
+    StreamAccumulator,
+    load_messages,
+    tool,
+)
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
 from automata.core.testing import tool_results as results_of
-from automata.temporal import AgentRegistry, TemporalAgent, agent_worker, start_agent_run
+from automata.temporal import (
+    AgentRegistry,
+    TemporalAgent,
+    agent_worker,
+    query_events,
+    start_agent_run,
+)
 
 
 @tool
@@ -82,8 +96,9 @@ async def test_a_run_calls_the_model_and_tools_as_activities_and_returns_the_tra
 async def test_the_transcript_and_events_can_be_queried_after_the_run(
     client: Client, fresh: Callable[[str], str]
 ) -> None:
-    """TP6: the `transcript` query is the run's `dump_messages` document; `events` lists
-    each reply's text and each call and result, in order."""
+    """TP7: the `transcript` query is the run's `dump_messages` document; `events` lists
+    each reply's text and each call and result, in order, which `query_events` gives as
+    stream events a `StreamAccumulator` folds."""
     registry = registry_of(
         calc=lambda: Agent(
             ScriptedProvider([tool_calls(tool_call("c1", "add", a=1, b=1)), "two"]),
@@ -95,15 +110,21 @@ async def test_the_transcript_and_events_can_be_queried_after_the_run(
         handle = await start_agent_run(client, "calc", "1+1", id=fresh("run"), task_queue=queue)
         result = await handle.result()
         transcript = await handle.query("transcript", result_type=str)
-        events = await handle.query("events")
+        events = await query_events(handle)
     assert transcript == result.transcript
-    assert [e["kind"] for e in events] == ["tool_call", "tool_result", "text"]
+    assert [type(e).__name__ for e in events] == ["ToolCallEvent", "ToolResultEvent", "TextEvent"]
+    folded = StreamAccumulator()
+    for event in events:
+        folded.add(event)
+    (view,) = folded.views()
+    assert (view.agent, view.invocation_id, view.text) == ("calc", handle.id, "two")
+    assert [(c.id, c.done, c.result) for c in view.tool_calls] == [("c1", True, "2")]
 
 
 async def test_more_provider_calls_than_max_steps_fail_the_workflow(
     client: Client, fresh: Callable[[str], str]
 ) -> None:
-    """TP7: a model still calling tools after `max_steps` calls fails the run."""
+    """TP8: a model still calling tools after `max_steps` calls fails the run."""
     registry = registry_of(
         loop=lambda: Agent(
             FunctionProvider(lambda _: tool_calls(tool_call("c", "add", a=1, b=1))),
@@ -122,9 +143,11 @@ async def test_more_provider_calls_than_max_steps_fail_the_workflow(
 async def test_an_unknown_agent_fails_the_run_without_retrying(
     client: Client, fresh: Callable[[str], str]
 ) -> None:
-    """TP7: a name the worker's registry does not hold fails the run, naming the known."""
+    """TP8: a name the worker's registry does not hold fails the run, naming the known."""
     queue = fresh("q")
-    async with agent_worker(client, registry_of(known=lambda: Agent("test")), task_queue=queue):
+    async with agent_worker(
+        client, registry_of(known=lambda: Agent(ScriptedProvider([]))), task_queue=queue
+    ):
         handle = await start_agent_run(client, "nope", "go", id=fresh("run"), task_queue=queue)
         with pytest.raises(WorkflowFailureError) as failure:
             await handle.result()

@@ -58,7 +58,7 @@ async def test_a_killed_worker_is_replaced_and_no_tool_runs_twice(
     tmp_path: Path,
     workers: Callable[[str, Path], subprocess.Popen[str]],
 ) -> None:
-    """TP3, TP5: the first worker is SIGKILLed while both tools of a batch are running.
+    """TP5, TP6: the first worker is SIGKILLed while both tools of a batch are running.
     The non-idempotent `charge` is not run again: its result is the `outcome unknown`
     error the model sees. The idempotent `lookup` is run again by the second worker with
     the same idempotency key, so its keyed effect happens once. The run completes."""

@@ -8,6 +8,7 @@ tool's call is never retried once it may have run: a lost call's result is an
 """
 
 from automata.temporal._activities import AgentActivities
+from automata.temporal._events import query_events, stream_events
 from automata.temporal._keys import idempotency_key
 from automata.temporal._mapping import retry_settings, temporal_retry, tool_retry
 from automata.temporal._registry import AgentRegistry, TemporalAgent
@@ -40,9 +41,11 @@ __all__ = [
     "ToolSettings",
     "agent_worker",
     "idempotency_key",
+    "query_events",
     "retry_settings",
     "sandbox_runner",
     "start_agent_run",
+    "stream_events",
     "temporal_retry",
     "tool_retry",
 ]

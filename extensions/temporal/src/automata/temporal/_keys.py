@@ -11,5 +11,5 @@ __all__ = ["idempotency_key"]
 
 def idempotency_key(context: ToolContext[Any]) -> str:
     """The workflow id and the call id: the same on every attempt of one call's activity
-    (a retry after a lost worker included), different for every other call (TP3)."""
+    (a retry after a lost worker included), different for every other call (TP5)."""
     return f"{context.invocation_id}/{context.call.id}"

@@ -44,7 +44,7 @@ def temporal_retry(settings: RetrySettings) -> TemporalRetryPolicy:
 
 def tool_retry(tool: ToolSettings, settings: RetrySettings) -> TemporalRetryPolicy:
     """The retry policy of one tool call's activity: the agent's tool retry for an
-    idempotent tool, exactly one attempt for any other (TP3)."""
+    idempotent tool, exactly one attempt for any other (TP5)."""
     if tool.idempotent:
         return temporal_retry(settings)
     return TemporalRetryPolicy(maximum_attempts=1)

@@ -23,8 +23,8 @@ class TemporalAgent:
     `model_retry` retries provider calls (Temporal's retry policy, TP4); `tool_retry`
     retries the activities of idempotent tools only; `model_timeout` bounds one provider
     call; `default_tool_timeout` bounds a tool call whose policy sets no timeout;
-    `heartbeat_timeout` is how soon a lost worker's activity is noticed (TP5); the calls
-    of the tools named in `approval_required` wait for a `decide` signal (TP8).
+    `heartbeat_timeout` is how soon a lost worker's activity is noticed (TP6); the calls
+    of the tools named in `approval_required` wait for a `decide` signal (TP9).
     """
 
     factory: AgentFactory

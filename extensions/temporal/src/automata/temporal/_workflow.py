@@ -104,7 +104,7 @@ class AgentWorkflow:
             reply = await self._model(plan)
             self._messages.append(reply)
             if reply.text:
-                self._events.append(_event("text", text=reply.text, step=step))
+                self._events.append(_event("text", agent=plan.agent, text=reply.text, step=step))
             calls = reply.tool_calls
             if not calls:
                 return AgentRunResult(reply.text, dump_messages(self._messages), step)
@@ -130,11 +130,14 @@ class AgentWorkflow:
 
     async def _tool(self, plan: AgentPlan, call: ToolUseBlock) -> ToolResultBlock:
         settings: ToolSettings = plan.tools.get(call.name, plan.default_tool)
-        self._events.append(_event("tool_call", id=call.id, name=call.name, input=call.input))
+        self._events.append(
+            _event("tool_call", agent=plan.agent, id=call.id, name=call.name, input=call.input)
+        )
         result = await self._decided_result(plan, settings, call)
         self._events.append(
             _event(
                 "tool_result",
+                agent=plan.agent,
                 id=call.id,
                 name=call.name,
                 result=result.text,
