@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +23,13 @@ from automata.temporal import (
     AgentRunRequest,
     AgentWorkflow,
     Decision,
+    RecordedEvent,
     TemporalAgent,
     agent_worker,
     sandbox_runner,
     start_agent_run,
 )
+from automata.temporal.testing import SkipTime
 
 
 @tool
@@ -46,14 +50,10 @@ class DriftedWorkflow:
 
     @workflow.run
     async def run(self, request: AgentRunRequest) -> str:
-        return str(
-            await workflow.execute_activity(
-                "something.else",
-                request.agent,
-                schedule_to_close_timeout=None,
-                start_to_close_timeout=__import__("datetime").timedelta(seconds=1),
-            )
+        done = await workflow.execute_activity(
+            "something.else", request.agent, start_to_close_timeout=timedelta(seconds=1)
         )
+        return str(done)
 
 
 async def finished_run(client: Client, fresh: Callable[[str], str]) -> WorkflowHandle[Any, Any]:
@@ -176,3 +176,41 @@ async def test_cancelling_a_run_from_the_client_cancels_its_running_tool(
             await handle.result()
     assert isinstance(failure.value.cause, CancelledError)
     assert (tmp_path / "cancelled").exists()
+
+
+async def fast_forwarded(handle: WorkflowHandle[Any, Any], by: timedelta) -> None:
+    """Waits until the server reports the run's clock `by` past its start."""
+    for _ in range(200):
+        described = (await handle.describe()).raw_description.workflow_extended_info
+        now = described.time_skipping_info.current_time.ToDatetime()
+        if now - described.original_start_time.ToDatetime() >= by:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the run's clock never moved {by} ahead: {described}")
+
+
+async def test_an_approval_signalled_an_hour_of_workflow_time_later_lets_the_call_run(
+    temporal_address: str, fresh: Callable[[str], str]
+) -> None:
+    """TP9: the wait holds nothing, so it may be long: started with the server's time
+    skipping and an hour's fast-forward, the run's clock jumps an hour while the call
+    waits; the approval then arrives and the call runs. The `events` query records how
+    long the call waited, in workflow time."""
+    skipping = await Client.connect(
+        temporal_address, interceptors=[SkipTime(fast_forward=timedelta(hours=1))]
+    )
+    replies = [tool_calls(tool_call("c1", "send", to="bob")), "done"]
+    queue = fresh("q")
+    async with agent_worker(skipping, AgentRegistry({"mailer": gated(replies)}), task_queue=queue):
+        handle = await start_agent_run(
+            skipping, "mailer", "mail bob", id=fresh("run"), task_queue=queue
+        )
+        await waiting_for(handle, "c1")
+        await fast_forwarded(handle, timedelta(hours=1))
+        await handle.signal("decide", Decision("c1", approved=True))
+        result = await handle.result()
+        records = await handle.query("events", result_type=list[RecordedEvent])
+    assert tool_results(load_messages(result.transcript)) == [("c1", "sent to bob", False)]
+    (approval,) = [json.loads(r.data) for r in records if r.kind == "approval"]
+    assert approval["approved"] is True
+    assert 3600 <= approval["waited"] < 3600 + 60

