@@ -67,6 +67,7 @@ def plan_for(name: str, agent: Agent[Any], entry: TemporalAgent) -> AgentPlan:
             timeout=timeout or entry.default_tool_timeout,
             idempotent=bool(getattr(candidate, "idempotent", False)),
             needs_approval=candidate.name in entry.approval_required,
+            child_agent=entry.child_agents.get(candidate.name),
         )
     return AgentPlan(
         agent=name,

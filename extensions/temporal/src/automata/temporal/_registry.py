@@ -24,7 +24,9 @@ class TemporalAgent:
     retries the activities of idempotent tools only; `model_timeout` bounds one provider
     call; `default_tool_timeout` bounds a tool call whose policy sets no timeout;
     `heartbeat_timeout` is how soon a lost worker's activity is noticed (TP6); the calls
-    of the tools named in `approval_required` wait for a `decide` signal (TP9).
+    of the tools named in `approval_required` wait for a `decide` signal (TP9); a call of
+    a tool named in `child_agents` runs the registered agent it maps to as a child
+    workflow (TP11).
     """
 
     factory: AgentFactory
@@ -34,6 +36,7 @@ class TemporalAgent:
     default_tool_timeout: float = 300.0
     heartbeat_timeout: float = 30.0
     approval_required: frozenset[str] = frozenset()
+    child_agents: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 class AgentRegistry:

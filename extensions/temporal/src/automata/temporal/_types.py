@@ -33,11 +33,13 @@ class RetrySettings:
 @dataclass(frozen=True)
 class ToolSettings:
     """How one tool's calls run as activities: their time bound, whether they may be
-    retried (idempotent tools only) and whether a person must approve each call."""
+    retried (idempotent tools only) and whether a person must approve each call; or,
+    with `child_agent`, as a child workflow running that registered agent."""
 
     timeout: float
     idempotent: bool
     needs_approval: bool = False
+    child_agent: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
@@ -167,6 +167,8 @@ class AgentWorkflow:
             )
             if not decision.approved:
                 return _error(call, f"denied: {decision.reason or 'denied'}")
+        if settings.child_agent is not None:
+            return await self._child(settings.child_agent, call)
         try:
             document: str = await workflow.execute_activity(
                 TOOL_CALL,
@@ -189,6 +191,21 @@ class AgentWorkflow:
         (message,) = load_messages(document)
         (block,) = [b for b in message.content if isinstance(b, ToolResultBlock)]
         return block
+
+    async def _child(self, agent: str, call: ToolUseBlock) -> ToolResultBlock:
+        """Run `agent` as a child workflow, id `<this run's id>/<call id>`, on the task
+        `input["task"]` (the arguments as JSON when they are not one `task` string)."""
+        task = call.input.get("task")
+        text = task if isinstance(task, str) and len(call.input) == 1 else json.dumps(call.input)
+        try:
+            done: AgentRunResult = await workflow.execute_child_workflow(
+                AgentWorkflow.run,
+                AgentRunRequest(agent, text),
+                id=f"{workflow.info().workflow_id}/{call.id}",
+            )
+        except ChildWorkflowError as error:
+            return _error(call, f'sub-agent "{agent}" failed: {error.cause or error}')
+        return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=done.output),))
 
 
 def _error(call: ToolUseBlock, text: str) -> ToolResultBlock:
