@@ -1,0 +1,78 @@
+"""How an agent's settings map onto Temporal's timeouts and retry policies (no server)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from automata.core import Agent, RetryPolicy, ToolLimits, ToolPolicy, tool
+from automata.core.testing import ScriptedProvider
+from automata.temporal import (
+    AgentRegistry,
+    TemporalAgent,
+    ToolSettings,
+    retry_settings,
+    temporal_retry,
+    tool_retry,
+)
+
+
+@tool
+def pay(amount: int) -> str:
+    """Pay (not idempotent)."""
+    return "paid"
+
+
+@tool(idempotent=True)
+def read(key: str) -> str:
+    """Read (idempotent)."""
+    return key
+
+
+@tool
+def slow() -> str:
+    """Slow."""
+    return "done"
+
+
+def planned(policy: ToolPolicy, **settings: object) -> AgentRegistry:
+    entry = TemporalAgent(
+        lambda: Agent(
+            ScriptedProvider([]), system_prompt="Hi.", tools=[pay, read, slow], tool_policy=policy
+        ),
+        **settings,  # type: ignore[arg-type]
+    )
+    return AgentRegistry({"a": entry})
+
+
+def test_a_tools_timeout_is_its_per_tool_limit_else_the_policys_else_the_default() -> None:
+    """TP3: a call's `start_to_close_timeout` is the per-tool timeout, else the
+    policy's, else the entry's `default_tool_timeout`."""
+    policy = ToolPolicy(timeout=7, per_tool={"slow": ToolLimits(timeout=90)})
+    plan = planned(policy).plan("a")
+    assert (plan.tools["slow"].timeout, plan.tools["pay"].timeout) == (90, 7)
+    bare = planned(ToolPolicy(), default_tool_timeout=42).plan("a")
+    assert bare.tools["pay"].timeout == 42
+    assert (bare.system_prompt, bare.max_steps) == ("Hi.", 10)
+
+
+def test_the_core_retry_policy_becomes_temporals() -> None:
+    """TP4: attempts, first delay, growth and cap carry over; errors the activities mark
+    non-retryable are never retried."""
+    mapped = temporal_retry(
+        retry_settings(RetryPolicy(max_attempts=4, base_delay=0.5, max_delay=8, multiplier=3))
+    )
+    assert mapped.maximum_attempts == 4
+    assert mapped.initial_interval == timedelta(seconds=0.5)
+    assert mapped.maximum_interval == timedelta(seconds=8)
+    assert mapped.backoff_coefficient == 3
+    assert mapped.non_retryable_error_types == ["automata.NonRetryable"]
+
+
+def test_a_non_idempotent_tools_activity_is_attempted_once_and_an_idempotent_one_retries() -> None:
+    """TP5: `maximum_attempts=1` for a tool not declared idempotent, whatever the agent's
+    tool retry; an idempotent tool's activity gets the tool retry policy."""
+    settings = retry_settings(RetryPolicy(max_attempts=5))
+    plan = planned(ToolPolicy()).plan("a")
+    assert plan.tools["pay"] == ToolSettings(timeout=300.0, idempotent=False)
+    assert tool_retry(plan.tools["pay"], settings).maximum_attempts == 1
+    assert tool_retry(plan.tools["read"], settings).maximum_attempts == 5
