@@ -110,6 +110,8 @@ def handoff_in(
 ) -> Handoff | None:
     """The handoff a committed batch asked for: the first handoff call, in the model's
     order, whose result is not an error (L80); None when there is none."""
+    if not handoffs:
+        return None
     failed = {
         block.tool_use_id
         for block in results.content
