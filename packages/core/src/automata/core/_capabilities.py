@@ -39,7 +39,8 @@ class ModelInfo:
     JSON-schema mode; `embeddings` whether it is an embedding model.
 
     `raw` is the vendor's description of the model, as received (JSON values; a
-    read-only view). `provider` names the vendor, as `Provider.provider_name` does.
+    read-only view), and takes no part in `==` or hashing. `provider` names the vendor,
+    as `Provider.provider_name` does.
     """
 
     id: str
@@ -54,7 +55,7 @@ class ModelInfo:
     thinking: bool | None = None
     structured_output: bool | None = None
     embeddings: bool | None = None
-    raw: Mapping[str, Any] = field(default_factory=dict, hash=False, repr=False)
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.raw, MappingProxyType):
