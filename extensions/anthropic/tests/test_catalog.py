@@ -4,13 +4,13 @@ SDK against the local server speaking the Models API (`GET /v1/models`)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
-from automata_wire_testing import Reply, Responder, WireServer, unreachable_url
+from automata_wire_testing import WireServer, unreachable_url
 from automata_wire_testing.catalog import (
     anthropic_model,
     anthropic_models_responder,
+    refusing,
     serve_anthropic_models,
 )
 
@@ -37,6 +37,7 @@ HAIKU = anthropic_model(
     thinking=False,
     structured_outputs=False,
 )
+RATE_LIMITED = replies.error(429, "rate_limit_error", "slow down")
 MODELS = [anthropic_model(f"claude-test-{n}") for n in range(5)]
 
 
@@ -137,24 +138,11 @@ async def test_a_refused_key_fails_the_listing_at_once(
     assert (caught.value.status, caught.value.retryable, sleeps) == (401, False, [])
 
 
-def second_request_rate_limited(pages: Responder) -> Responder:
-    """`pages`, except that the second request is refused with a 429."""
-    seen: list[dict[str, Any]] = []
-
-    def respond(query: dict[str, Any]) -> Reply:
-        seen.append(query)
-        if len(seen) == 2:
-            return replies.error(429, "rate_limit_error", "slow down")
-        return pages(query) if callable(pages) else pages
-
-    return respond
-
-
 async def test_a_rate_limited_page_is_retried_alone(
     server: WireServer, provider: AnthropicProvider, sleeps: list[float]
 ) -> None:
     server.route(
-        "/models", second_request_rate_limited(anthropic_models_responder(MODELS, max_limit=3))
+        "/models", refusing(2, RATE_LIMITED, anthropic_models_responder(MODELS, max_limit=3))
     )
     models = await provider.list_models()
     assert [model.id for model in models] == [model["id"] for model in MODELS]

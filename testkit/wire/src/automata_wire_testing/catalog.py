@@ -20,13 +20,15 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from automata_wire_testing._server import Reply, WireServer
+from automata_wire_testing._server import Reply, Responder, WireServer
 
 __all__ = [
     "anthropic_model",
     "anthropic_models_responder",
     "embedding_vector",
+    "openai_embeddings_responder",
     "openai_model",
+    "refusing",
     "serve_anthropic_models",
     "serve_openai_embeddings",
     "serve_openai_models",
@@ -161,17 +163,10 @@ def _embedding(vector: tuple[float, ...], encoding: str) -> list[float] | str:
     return list(vector)
 
 
-def serve_openai_embeddings(
-    server: WireServer,
-    *,
-    dimensions: int = 8,
-    max_inputs: int = 2048,
-    reverse: bool = False,
-) -> None:
-    """Answer `POST /embeddings` with `embedding_vector(text, dimensions)` for each
-    input (the request's `dimensions` wins), each input costing one token per word.
-    `reverse` lists the vectors last input first, each with its `index`, as the API
-    is free to."""
+def openai_embeddings_responder(
+    *, dimensions: int = 8, max_inputs: int = 2048, reverse: bool = False
+) -> Callable[[dict[str, Any]], Reply]:
+    """The responder `serve_openai_embeddings` routes `POST /embeddings` to."""
 
     def respond(body: dict[str, Any]) -> Reply:
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -199,4 +194,36 @@ def serve_openai_embeddings(
             }
         )
 
-    server.route("/embeddings", respond)
+    return respond
+
+
+def serve_openai_embeddings(
+    server: WireServer,
+    *,
+    dimensions: int = 8,
+    max_inputs: int = 2048,
+    reverse: bool = False,
+) -> None:
+    """Answer `POST /embeddings` with `embedding_vector(text, dimensions)` for each
+    input (the request's `dimensions` wins), each word of an input costing one token.
+    `reverse` lists the vectors last input first, each with its `index`, as the API
+    is free to."""
+    responder = openai_embeddings_responder(
+        dimensions=dimensions, max_inputs=max_inputs, reverse=reverse
+    )
+    server.route("/embeddings", responder)
+
+
+def refusing(nth: int, refusal: Reply, responder: Responder) -> Callable[[dict[str, Any]], Reply]:
+    """`responder`, except that its `nth` request (counting from 1) gets `refusal`: a
+    page or a batch that fails once in the middle of a listing or of several batches."""
+    seen = 0
+
+    def respond(body: dict[str, Any]) -> Reply:
+        nonlocal seen
+        seen += 1
+        if seen == nth:
+            return refusal
+        return responder(body) if callable(responder) else responder
+
+    return respond

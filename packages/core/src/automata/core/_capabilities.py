@@ -14,11 +14,11 @@ model's name; everything the vendor sent about a model is kept in `ModelInfo.raw
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from automata.core._usage import Usage
 
@@ -118,12 +118,16 @@ class Embedder(Protocol):
 C = TypeVar("C")
 
 
-def capability(provider: object, kind: type[C]) -> C | None:
+def capability(provider: object, kind: Callable[..., C]) -> C | None:
     """`provider` as a `kind` (`ModelCatalog`, `Embedder`, or any runtime-checkable
-    protocol) when it implements it, else None:
+    protocol or class) when it implements it, else None:
 
         catalog = capability(provider, ModelCatalog)
         if catalog is not None:
             models = await catalog.list_models()
+
+    (`kind` is typed as a callable so that type checkers accept a protocol class.)
     """
-    return provider if isinstance(provider, kind) else None
+    if isinstance(provider, cast("type[object]", kind)):
+        return cast(C, provider)
+    return None
