@@ -109,6 +109,7 @@ async def test_every_page_is_read_in_order(server: WireServer, provider: Anthrop
         "claude-test-1",
         "claude-test-3",
     ]
+    assert {received.body["limit"] for received in server.received} == {"1000"}
 
 
 async def test_one_model_is_read_by_its_id(server: WireServer, provider: AnthropicProvider) -> None:
