@@ -7,10 +7,12 @@ import warnings
 from typing import Any, Final, Literal, Unpack
 
 from anthropic import AsyncAnthropic
+from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
 from automata.anthropic._reading import StreamAccumulator, response_from
 from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
+    ModelInfo,
     ModelRequest,
     ProviderError,
     SDKOptions,
@@ -45,6 +47,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     (2026-10-21) rejects sampling parameters. Set `sampling_params=True` to send it
     anyway, for a client pinned to an older `anthropic-version` or a compatible proxy;
     otherwise a call that sets it warns once and goes out without it.
+
+    It is also a `ModelCatalog` (`list_models`, `get_model`: the Models API, with each
+    model's limits and reported capabilities), with the same retries and errors. It is
+    not an `Embedder`: Anthropic has no embeddings API.
     """
 
     provider_name = PROVIDER
@@ -80,6 +86,18 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             sampling_params=sampling_params,
         )
         self._warned_temperature = False
+
+    # ------------------------------------------------------ optional capabilities
+
+    async def list_models(self) -> tuple[ModelInfo, ...]:
+        """Every model of `GET /v1/models` (all pages, most recent first), with its
+        token limits and the capabilities the API reports; see `ModelInfo`."""
+        return await _catalog.list_models(self)
+
+    async def get_model(self, model_id: str) -> ModelInfo:
+        """One model (or alias) from `GET /v1/models/<id>`; an unknown id is a 404
+        `ProviderError`."""
+        return await _catalog.get_model(self, model_id)
 
     # ---------------------------------------------------------- SDKProvider hooks
 

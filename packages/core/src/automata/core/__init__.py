@@ -21,6 +21,7 @@ from automata.core._blocks import (
     dump_messages,
     load_messages,
 )
+from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._compaction import CompactionError, Compactor
 from automata.core._deps import RunContext
 from automata.core._errors import (
@@ -129,6 +130,8 @@ __all__ = [
     "CompactionSummary",
     "Compactor",
     "CompletionError",
+    "Embedder",
+    "Embeddings",
     "EventCallbackError",
     "EventLoopRunningError",
     "FunctionTool",
@@ -149,6 +152,8 @@ __all__ = [
     "MaxStepsError",
     "Message",
     "MissingAPIKeyError",
+    "ModelCatalog",
+    "ModelInfo",
     "ModelRequest",
     "ModelResponse",
     "ModelRetry",
@@ -220,6 +225,7 @@ __all__ = [
     "__version__",
     "as_tool",
     "as_tool_func",
+    "capability",
     "dump_messages",
     "handoff",
     "load_messages",
