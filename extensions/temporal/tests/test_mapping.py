@@ -13,6 +13,7 @@ from automata.temporal import (
     retry_settings,
     temporal_retry,
     tool_retry,
+    tool_settings,
 )
 
 
@@ -34,25 +35,22 @@ def slow() -> str:
     return "done"
 
 
-def planned(policy: ToolPolicy, **settings: object) -> AgentRegistry:
+def planned(policy: ToolPolicy, **settings: object) -> dict[str, ToolSettings]:
     entry = TemporalAgent(
-        lambda: Agent(
-            ScriptedProvider([]), system_prompt="Hi.", tools=[pay, read, slow], tool_policy=policy
-        ),
+        lambda: Agent(ScriptedProvider([]), tools=[pay, read, slow], tool_policy=policy),
         **settings,  # type: ignore[arg-type]
     )
-    return AgentRegistry({"a": entry})
+    agent = AgentRegistry({"a": entry}).agent("a")
+    return {t.name: tool_settings(t, agent.tool_policy, entry) for t in agent.tools}
 
 
 def test_a_tools_timeout_is_its_per_tool_limit_else_the_policys_else_the_default() -> None:
     """TP3: a call's `start_to_close_timeout` is the per-tool timeout, else the
     policy's, else the entry's `default_tool_timeout`."""
     policy = ToolPolicy(timeout=7, per_tool={"slow": ToolLimits(timeout=90)})
-    plan = planned(policy).plan("a")
-    assert (plan.tools["slow"].timeout, plan.tools["pay"].timeout) == (90, 7)
-    bare = planned(ToolPolicy(), default_tool_timeout=42).plan("a")
-    assert bare.tools["pay"].timeout == 42
-    assert (bare.system_prompt, bare.max_steps) == ("Hi.", 10)
+    plan = planned(policy)
+    assert (plan["slow"].timeout, plan["pay"].timeout) == (90, 7)
+    assert planned(ToolPolicy(), default_tool_timeout=42)["pay"].timeout == 42
 
 
 def test_the_core_retry_policy_becomes_temporals() -> None:
@@ -72,7 +70,7 @@ def test_a_non_idempotent_tools_activity_is_attempted_once_and_an_idempotent_one
     """TP5: `maximum_attempts=1` for a tool not declared idempotent, whatever the agent's
     tool retry; an idempotent tool's activity gets the tool retry policy."""
     settings = retry_settings(RetryPolicy(max_attempts=5))
-    plan = planned(ToolPolicy()).plan("a")
-    assert plan.tools["pay"] == ToolSettings(timeout=300.0, idempotent=False)
-    assert tool_retry(plan.tools["pay"], settings).maximum_attempts == 1
-    assert tool_retry(plan.tools["read"], settings).maximum_attempts == 5
+    plan = planned(ToolPolicy())
+    assert plan["pay"] == ToolSettings(timeout=300.0, idempotent=False)
+    assert tool_retry(plan["pay"], settings).maximum_attempts == 1
+    assert tool_retry(plan["read"], settings).maximum_attempts == 5
