@@ -24,7 +24,13 @@ __all__ = [
     "start_agent_run",
 ]
 
-PASSED_THROUGH = ("automata.core", "automata.temporal", "pydantic", "pydantic_core")
+PASSED_THROUGH = (
+    "automata.core",
+    "automata.temporal",
+    "automata.workflow",
+    "pydantic",
+    "pydantic_core",
+)
 """Modules the workflow sandbox shares with the worker instead of re-importing: the
 core loop and this package, whose workflow-side code is deterministic (TP2)."""
 
