@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from automata.core import (
+    Approval,
     InvalidToolArguments,
     ModelRetry,
     ProviderError,
@@ -29,10 +31,12 @@ from automata.core import (
 )
 from automata.temporal._mapping import NON_RETRYABLE
 from automata.temporal._registry import AgentRegistry
-from automata.temporal._types import ModelCall, ToolCall, ToolOutcome
+from automata.temporal._types import ApprovalAnswer, ModelCall, ToolCall, ToolOutcome
 from automata.temporal._wire import dump_response, dump_result, load_deps, load_request
 
-__all__ = ["MODEL_CALL", "TOOL_CALL", "AgentActivities"]
+__all__ = ["APPROVE", "MODEL_CALL", "TOOL_CALL", "AgentActivities"]
+
+APPROVE = "automata.approve"
 
 MODEL_CALL = "automata.model_call"
 TOOL_CALL = "automata.tool_call"
@@ -84,7 +88,7 @@ class AgentActivities:
     @property
     def activities(self) -> list[Callable[..., Any]]:
         """The activity functions, for `Worker(activities=...)`."""
-        return [self.model_call, self.tool_call]
+        return [self.model_call, self.tool_call, self.approve]
 
     @activity.defn(name=MODEL_CALL)
     async def model_call(self, call: ModelCall) -> str:
@@ -103,20 +107,13 @@ class AgentActivities:
             raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
         return dump_response(response)
 
-    @activity.defn(name=TOOL_CALL)
-    async def tool_call(self, call: ToolCall) -> ToolOutcome:
-        """Run one call of the member agent's tool. Its context names the run (`run_id`)
-        as its invocation id, so `idempotency_key(context)` is the same on every attempt,
-        and carries the run's deps and the tool's `ModelRetry` count."""
+    def _context(self, call: ToolCall) -> tuple[Any, ToolContext[Any]]:
         (message,) = load_messages(call.message)
         (block,) = [b for b in message.tool_calls if b.id == call.call_id]
         try:
             agent = self._registry.member(call.agent, call.member)
         except KeyError as error:
             raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
-        found = {t.name: t for t in agent.tools}.get(block.name)
-        if found is None:
-            raise ApplicationError(f"no tool {block.name!r}", type=NON_RETRYABLE)
         root = self._registry.agent(call.agent)
         context: ToolContext[Any] = ToolContext(
             call=block,
@@ -125,6 +122,39 @@ class AgentActivities:
             deps=load_deps(call.deps, root.deps_type),
             retries=call.retries,
         )
+        return agent, context
+
+    @activity.defn(name=APPROVE)
+    async def approve(self, call: ToolCall) -> ApprovalAnswer:
+        """The member agent's own approver on one call, with the call's context (TP15);
+        an approver that raises, or returns something else than an `Approval`, fails
+        without retry."""
+        agent, context = self._context(call)
+        approver = agent.approver
+        if approver is None:
+            return ApprovalAnswer(allowed=True)
+        try:
+            verdict = approver(context.call, context)
+            decision = await _heartbeating(verdict) if inspect.isawaitable(verdict) else verdict
+        except Exception as error:
+            raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
+        if not isinstance(decision, Approval):
+            returned = "None" if decision is None else type(decision).__name__
+            raise ApplicationError(
+                f"the approver returned {returned}, not an Approval", type=NON_RETRYABLE
+            )
+        return ApprovalAnswer(decision.allowed, decision.reason)
+
+    @activity.defn(name=TOOL_CALL)
+    async def tool_call(self, call: ToolCall) -> ToolOutcome:
+        """Run one call of the member agent's tool. Its context names the run (`run_id`)
+        as its invocation id, so `idempotency_key(context)` is the same on every attempt,
+        and carries the run's deps and the tool's `ModelRetry` count."""
+        agent, context = self._context(call)
+        block = context.call
+        found = {t.name: t for t in agent.tools}.get(block.name)
+        if found is None:
+            raise ApplicationError(f"no tool {block.name!r}", type=NON_RETRYABLE)
         try:
             value = await _heartbeating(found.execute(block.input, context))
         except InvalidToolArguments as error:

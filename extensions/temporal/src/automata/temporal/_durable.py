@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 from temporalio.workflow import ActivityCancellationType
 
@@ -36,7 +37,7 @@ from automata.core import (
     ToolUseBlock,
     dump_messages,
 )
-from automata.temporal._activities import MODEL_CALL, TOOL_CALL
+from automata.temporal._activities import APPROVE, MODEL_CALL, TOOL_CALL
 from automata.temporal._mapping import (
     retry_settings,
     temporal_retry,
@@ -48,6 +49,7 @@ from automata.temporal._registry import TemporalAgent, members
 from automata.temporal._types import (
     AgentRunRequest,
     AgentRunResult,
+    ApprovalAnswer,
     Decision,
     ModelCall,
     RecordedEvent,
@@ -73,22 +75,43 @@ def _cause(error: BaseException) -> str:
     return text or type(cause).__name__
 
 
+@dataclass(frozen=True)
+class _RunParts:
+    agent: str
+    run_id: str
+    deps: Any
+    entry: TemporalAgent
+
+    def call(self, member: str, call: ToolUseBlock, retries: int) -> ToolCall:
+        """The activity input naming one call of `member`'s in this run."""
+        message = dump_messages([Message.assistant([call])])
+        return ToolCall(self.agent, member, call.id, message, self.run_id, self.deps, retries)
+
+
 @dataclass
 class Approvals:
     """The run's approval state: decisions by call id (the first per call wins), the
-    calls waiting, and where to record each decision."""
+    calls waiting, and where to record each decision. `own` names the member agents
+    whose own approver decides first, in an activity (TP15)."""
 
     gated: frozenset[str]
     record: Callable[[RecordedEvent], None]
     decisions: dict[str, Decision] = field(default_factory=dict)
     waiting: set[str] = field(default_factory=set)
+    own: frozenset[str] = frozenset()
+    run: _RunParts | None = None
 
     def decide(self, decision: Decision) -> None:
         self.decisions.setdefault(decision.call_id, decision)
 
     async def approver(self, call: ToolUseBlock, context: ToolContext[Any]) -> Approval:
-        """Allow calls of tools not in `gated`; wait in the workflow (no activity, no
-        timeout) for a `decide` signal on the others (TP9)."""
+        """The agent's own approver first (an activity, TP15), then, for calls of tools
+        in `gated`, a wait in the workflow (no activity, no timeout) for a `decide`
+        signal (TP9)."""
+        if context.agent in self.own and self.run is not None:
+            verdict = await self._own(call, context, self.run)
+            if not verdict.allowed:
+                return verdict
         if call.name not in self.gated:
             return Approval.allow()
         self.waiting.add(call.id)
@@ -102,6 +125,20 @@ class Approvals:
         if decision.approved:
             return Approval.allow()
         return Approval.deny(decision.reason or "denied")
+
+    async def _own(self, call: ToolUseBlock, context: ToolContext[Any], run: _RunParts) -> Approval:
+        try:
+            answer: ApprovalAnswer = await workflow.execute_activity(
+                APPROVE,
+                run.call(context.agent, call, context.retries),
+                result_type=ApprovalAnswer,
+                start_to_close_timeout=timedelta(seconds=run.entry.default_tool_timeout),
+                heartbeat_timeout=timedelta(seconds=run.entry.heartbeat_timeout),
+                retry_policy=RetryPolicy(maximum_attempts=1),
+            )
+        except ActivityError as error:
+            raise RuntimeError(f"the approver failed: {_cause(error)}") from None
+        return Approval(answer.allowed, answer.reason)
 
 
 class ActivityProvider:
@@ -134,14 +171,6 @@ class ActivityProvider:
         return load_response(reply)
 
 
-@dataclass(frozen=True)
-class _RunParts:
-    agent: str
-    run_id: str
-    deps: Any
-    entry: TemporalAgent
-
-
 class ActivityTool:
     """A tool of the same name, description and schema as a member agent's, whose
     execution is the tool-call activity (TP3, TP5)."""
@@ -161,15 +190,7 @@ class ActivityTool:
         try:
             outcome: ToolOutcome = await workflow.execute_activity(
                 TOOL_CALL,
-                ToolCall(
-                    run.agent,
-                    self._member,
-                    call.id,
-                    dump_messages([Message.assistant([call])]),
-                    run.run_id,
-                    run.deps,
-                    context.retries,
-                ),
+                run.call(self._member, call, context.retries),
                 result_type=ToolOutcome,
                 start_to_close_timeout=timedelta(seconds=settings.timeout),
                 heartbeat_timeout=timedelta(seconds=run.entry.heartbeat_timeout),
@@ -221,6 +242,8 @@ def durable_agent(
     timeouts and rate limiters, and the run's approvals as its approver."""
     run = _RunParts(name, workflow.info().workflow_id, deps, entry)
     graph = members(agent)
+    approvals.run = run
+    approvals.own = frozenset(key for key, member in graph.items() if member.approver)
     clones = {
         key: member.replace(
             provider=ActivityProvider(name, member, entry),

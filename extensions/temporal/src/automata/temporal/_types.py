@@ -15,6 +15,7 @@ from automata.core import Usage
 __all__ = [
     "AgentRunRequest",
     "AgentRunResult",
+    "ApprovalAnswer",
     "Carried",
     "Decision",
     "ModelCall",
@@ -140,6 +141,14 @@ class ToolOutcome:
 
     kind: str
     data: str
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """The agent's own approver's answer on one call (TP15)."""
+
+    allowed: bool
+    reason: str = ""
 
 
 @dataclass(frozen=True)
