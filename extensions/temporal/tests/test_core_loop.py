@@ -99,6 +99,23 @@ async def test_a_dynamic_system_prompt_and_the_tools_see_the_runs_deps(
     assert results_of(messages) == [("c1", "A: 3 EUR", False)]
 
 
+async def test_deps_that_do_not_fit_the_deps_type_fail_the_run(
+    client: Client, fresh: Callable[[str], str]
+) -> None:
+    """TP8: deps that do not validate as the agent's `deps_type` fail the run as
+    `InvalidDeps`, before any provider call."""
+
+    def factory() -> Agent[Shop]:
+        return Agent(ScriptedProvider(["never"]), deps_type=Shop)
+
+    with pytest.raises(WorkflowFailureError) as failure:
+        await run_once(client, fresh, factory, deps={"name": "Tea Co"})
+    cause = failure.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.type == "InvalidDeps"
+    assert "currency" in cause.message
+
+
 class Verdict(BaseModel):
     answer: str
     score: int

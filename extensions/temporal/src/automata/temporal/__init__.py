@@ -13,7 +13,13 @@ from automata.temporal._activities import AgentActivities
 from automata.temporal._durable import OUTCOME_UNKNOWN, WORKFLOW_NAME
 from automata.temporal._events import follow_events, query_events, stream_events
 from automata.temporal._keys import idempotency_key
-from automata.temporal._mapping import retry_settings, temporal_retry, tool_retry, tool_settings
+from automata.temporal._mapping import (
+    retry_settings,
+    temporal_retry,
+    tool_retry,
+    tool_settings,
+    workflow_policy,
+)
 from automata.temporal._registry import AgentRegistry, TemporalAgent
 from automata.temporal._types import (
     AgentRunRequest,
@@ -23,6 +29,7 @@ from automata.temporal._types import (
     RetrySettings,
     ToolSettings,
 )
+from automata.temporal._wire import dump_deps
 from automata.temporal._worker import (
     PASSED_THROUGH,
     RegistryInterceptor,
@@ -50,6 +57,7 @@ __all__ = [
     "ToolSettings",
     "agent_replayer",
     "agent_worker",
+    "dump_deps",
     "follow_events",
     "idempotency_key",
     "query_events",
@@ -60,4 +68,5 @@ __all__ = [
     "temporal_retry",
     "tool_retry",
     "tool_settings",
+    "workflow_policy",
 ]

@@ -9,11 +9,9 @@ retries what a lost worker or a transient provider error left undone.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -29,6 +27,7 @@ from automata.core import (
     ToolResult,
     load_messages,
 )
+from automata.temporal._heartbeat import error_message, heartbeating
 from automata.temporal._mapping import NON_RETRYABLE
 from automata.temporal._registry import AgentRegistry
 from automata.temporal._types import ApprovalAnswer, ModelCall, ToolCall, ToolOutcome
@@ -41,42 +40,12 @@ APPROVE = "automata.approve"
 MODEL_CALL = "automata.model_call"
 TOOL_CALL = "automata.tool_call"
 
-T = TypeVar("T")
-
-
-async def _heartbeating(work: Awaitable[T]) -> T:
-    """Await `work`, heartbeating at a third of the activity's heartbeat timeout, so a
-    worker that dies is noticed by the server within that timeout."""
-    timeout = activity.info().heartbeat_timeout
-    task = asyncio.ensure_future(work)
-    if timeout is None:
-        return await task
-    interval = max(timeout.total_seconds() / 3, 0.05)
-    try:
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=interval)
-            if done:
-                return task.result()
-            activity.heartbeat()
-    finally:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-
 
 def _retryable(error: BaseException) -> bool:
+    """A transient provider failure Temporal may retry (TP4)."""
     if isinstance(error, RetryableError):
         return True
-    return isinstance(error, ProviderError) and bool(getattr(error, "retryable", False))
-
-
-def _message(error: BaseException) -> str:
-    try:
-        text = str(error)
-    except Exception:
-        text = ""
-    return text or type(error).__name__
+    return isinstance(error, ProviderError) and error.retryable
 
 
 class AgentActivities:
@@ -98,13 +67,13 @@ class AgentActivities:
         try:
             agent = self._registry.member(call.agent, call.member)
         except KeyError as error:
-            raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
+            raise ApplicationError(error_message(error), type=NON_RETRYABLE) from error
         try:
-            response = await _heartbeating(agent.provider.complete(load_request(call.request)))
+            response = await heartbeating(agent.provider.complete(load_request(call.request)))
         except Exception as error:
             if _retryable(error):
                 raise
-            raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
+            raise ApplicationError(error_message(error), type=NON_RETRYABLE) from error
         return dump_response(response)
 
     def _context(self, call: ToolCall) -> tuple[Any, ToolContext[Any]]:
@@ -113,7 +82,7 @@ class AgentActivities:
         try:
             agent = self._registry.member(call.agent, call.member)
         except KeyError as error:
-            raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
+            raise ApplicationError(error_message(error), type=NON_RETRYABLE) from error
         root = self._registry.agent(call.agent)
         context: ToolContext[Any] = ToolContext(
             call=block,
@@ -135,9 +104,9 @@ class AgentActivities:
             return ApprovalAnswer(allowed=True)
         try:
             verdict = approver(context.call, context)
-            decision = await _heartbeating(verdict) if inspect.isawaitable(verdict) else verdict
+            decision = await heartbeating(verdict) if inspect.isawaitable(verdict) else verdict
         except Exception as error:
-            raise ApplicationError(_message(error), type=NON_RETRYABLE) from error
+            raise ApplicationError(error_message(error), type=NON_RETRYABLE) from error
         if not isinstance(decision, Approval):
             returned = "None" if decision is None else type(decision).__name__
             raise ApplicationError(
@@ -156,13 +125,13 @@ class AgentActivities:
         if found is None:
             raise ApplicationError(f"no tool {block.name!r}", type=NON_RETRYABLE)
         try:
-            value = await _heartbeating(found.execute(block.input, context))
+            value = await heartbeating(found.execute(block.input, context))
         except InvalidToolArguments as error:
-            return ToolOutcome("invalid", _message(error))
+            return ToolOutcome("invalid", error_message(error))
         except ModelRetry as error:
-            return ToolOutcome("retry", _message(error))
+            return ToolOutcome("retry", error_message(error))
         except Exception as error:
-            return ToolOutcome("result", dump_result(ToolResult.error(_message(error))))
+            return ToolOutcome("result", dump_result(ToolResult.error(error_message(error))))
         if isinstance(value, str):
             value = ToolResult(content=(TextBlock(text=value),))
         return ToolOutcome("result", dump_result(value))

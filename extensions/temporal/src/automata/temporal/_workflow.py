@@ -9,6 +9,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
     from pydantic_core import to_json
 
     from automata.core import (
@@ -127,10 +128,18 @@ class AgentWorkflow:
                 self._events.append(found)
 
         try:
+            deps = load_deps(request.deps, agent.deps_type)
+        except ValidationError as error:
+            raise ApplicationError(
+                f"the run's deps are not a {agent.deps_type}: {error}",
+                type="InvalidDeps",
+                non_retryable=True,
+            ) from None
+        try:
             steps = session.iter(
                 request.task,
                 output_type=entry.output_type,
-                deps=load_deps(request.deps, agent.deps_type),
+                deps=deps,
                 invocation_id=workflow.info().workflow_id,
                 on_event=record,
                 max_steps=max(agent.max_steps - done, 1),

@@ -28,7 +28,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Interceptor, Worker, WorkflowInterceptorClassInput
 
 from automata.core import RetryPolicy
-from automata.temporal._activities import _heartbeating, _message
+from automata.temporal._heartbeat import error_message, heartbeating
 from automata.temporal._mapping import NON_RETRYABLE, retry_settings, temporal_retry
 from automata.temporal._worker import sandbox_runner
 from automata.workflow import ActivationInfo, CompiledWorkflow, NodeContext
@@ -145,11 +145,11 @@ class TypedWorkflows:
         try:
             value = node.input_adapter.validate_json(call.input)
             work = node.fn(value, NodeContext(info, log)) if node.takes_context else node.fn(value)
-            output = await _heartbeating(work)
+            output = await heartbeating(work)
             return node.output_adapter.dump_json(output).decode()
         except Exception as error:
             raise ApplicationError(
-                f"{type(error).__name__}: {_message(error)}", type=NON_RETRYABLE
+                f"{type(error).__name__}: {error_message(error)}", type=NON_RETRYABLE
             ) from error
 
     def interceptor(self) -> Interceptor:
