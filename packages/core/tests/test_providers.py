@@ -27,7 +27,7 @@ from automata.core.providers import (
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
     DEFAULT_CALL_TIMEOUT DEFAULT_RETRY_STATUSES DEFAULT_STREAM_IDLE_TIMEOUT TAIL_GRACE
-    Block CallOptions Delta ImageBlock Message MissingAPIKeyError
+    Block CallOptions Citation Delta DocumentBlock ImageBlock Message MissingAPIKeyError
     ModelRequest ModelResponse OutputSchema ProviderError ProviderStreamItem
     ProviderTimeoutError RawBlock RetryPolicy SDKClient SDKOptions SDKProvider SDKStream
     StopReason StreamAssembler

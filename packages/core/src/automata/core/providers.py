@@ -69,6 +69,8 @@ from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypedDict, Typ
 
 from automata.core._blocks import (
     Block,
+    Citation,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -101,7 +103,9 @@ __all__ = [
     "TAIL_GRACE",
     "Block",
     "CallOptions",
+    "Citation",
     "Delta",
+    "DocumentBlock",
     "ImageBlock",
     "Message",
     "MissingAPIKeyError",
