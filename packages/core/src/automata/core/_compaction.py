@@ -58,6 +58,7 @@ from typing import Any, cast, overload
 
 from automata.core._blocks import (
     Block,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -524,6 +525,8 @@ def _block_text(block: Block) -> str:
         return f"{status} of call {block.tool_use_id}: {body}"
     if isinstance(block, ImageBlock):
         return "[image]"
+    if isinstance(block, DocumentBlock):
+        return f"[document: {block.title}]" if block.title else "[document]"
     if isinstance(block, RawBlock):
         return f"[{block.provider} {block.kind or 'block'}]"
     return ""
