@@ -123,6 +123,22 @@ async def test_the_follow_up_sends_citations_and_search_blocks_back(
     assert final.usage == Usage(input_tokens=19859, output_tokens=544)
 
 
+async def test_the_follow_up_sends_each_citation_back_byte_for_byte(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    first, second = load(CITATIONS)
+    provider = replay(server, make_provider, first, second)
+    reply = await provider.complete(search_request(first.request))
+    await provider.complete(search_request(first.request, reply.message, Message.user("?")))
+    sent = server.received[1].body["messages"][1]["content"]
+    received = first.reply.json_body["content"]
+    pairs = zip(sent, received, strict=True)
+    cited = [(s["citations"], r["citations"]) for s, r in pairs if "citations" in r]
+    assert len(cited) == 9
+    for went_back, came in cited:
+        assert json.dumps(went_back) == json.dumps(came)
+
+
 # --- citations in a stream ------------------------------------------------------------
 
 
