@@ -256,7 +256,8 @@ def convert_messages(messages: Sequence[Message], *, system_role: str) -> list[d
 
     Thinking blocks and other providers' raw blocks are left out (Chat Completions
     cannot take them back). Tool results become `tool` messages, a failed one with
-    its text prefixed `error: `; images a tool returned follow in a user message.
+    its text prefixed `error: `; images and documents a tool returned follow in a user
+    message. A document by URL raises `ProviderError` (Chat Completions cannot take one).
     """
     builder = _Builder(system_role)
     for message in messages:
