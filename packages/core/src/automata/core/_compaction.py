@@ -494,6 +494,8 @@ def _block_chars(block: Block) -> int:
         return len(block.tool_use_id) + sum(_block_chars(b) for b in block.content)
     if isinstance(block, RawBlock):
         return _json_chars(block.data)
+    if isinstance(block, DocumentBlock):
+        return len(block.text or "")  # a PDF's size in tokens is not known here
     return 0
 
 
