@@ -12,6 +12,7 @@ from automata_wire_testing import WireServer, ask, final_response, sent_body, to
 
 from automata.anthropic import AnthropicProvider
 from automata.core import (
+    Agent,
     Citation,
     DocumentBlock,
     Message,
@@ -195,3 +196,19 @@ async def test_another_providers_citations_are_not_sent(
     assistant = Message.assistant([TextBlock(text="cited", citations=(foreign,))])
     messages = await sent(server, provider, Message.user("hi"), assistant)
     assert messages[1] == {"role": "assistant", "content": "cited"}
+
+
+async def test_a_streamed_agent_run_sends_the_document_and_keeps_the_citations(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    server.enqueue(replies.reply(CITED_REPLY))
+    agent = Agent(make_provider())
+    facts = DocumentBlock.plain_text("The grass is green.", title="Facts", citations=True)
+    async with agent.stream([facts, TextBlock(text="What colour is the grass?")]) as stream:
+        async for _ in stream:
+            pass
+    sent_document = server.received[0].body["messages"][0]["content"][0]
+    assert sent_document["citations"] == {"enabled": True}
+    cited = stream.result.messages[-1].content[1]
+    assert isinstance(cited, TextBlock)
+    assert [c.raw for c in cited.citations] == [CHAR_CITATION]

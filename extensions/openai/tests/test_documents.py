@@ -10,6 +10,7 @@ import pytest
 from automata_wire_testing import WireServer, ask, final_response, sent_body, tool_message
 
 from automata.core import (
+    Agent,
     Citation,
     DocumentBlock,
     ImageBlock,
@@ -23,6 +24,7 @@ from automata.core import (
 from automata.openai import OpenAIProvider
 
 from . import replies
+from .conftest import ProviderMaker
 
 PDF = b"%PDF-1.4 fake"
 PDF_URL = "data:application/pdf;base64,JVBERi0xLjQgZmFrZQ=="
@@ -169,3 +171,16 @@ async def test_annotations_that_are_not_a_list_are_a_malformed_reply(
     server.enqueue(replies.reply(replies.completion("x", extra={"annotations": "oops"})))
     with pytest.raises(ProviderError, match="malformed reply: annotations is not a list: 'oops'"):
         await final_response(provider, ask(Message.user("?")), streamed=True)
+
+
+async def test_an_agent_run_sends_the_document_and_keeps_the_citations(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    server.enqueue(replies.reply(CITED))
+    agent = Agent(make_provider())
+    result = await agent.run([DocumentBlock.pdf(PDF), TextBlock(text="Weather?")])
+    sent_part = server.received[0].body["messages"][0]["content"][0]
+    assert sent_part == {"type": "file", "file": {"filename": "document.pdf", "file_data": PDF_URL}}
+    (answer,) = result.messages[-1].content
+    assert isinstance(answer, TextBlock)
+    assert [c.url for c in answer.citations] == ["https://weather.example/lisbon"]
