@@ -89,7 +89,7 @@ def test_inline_document_data_needs_a_media_type() -> None:
 def test_document_blocks_are_frozen() -> None:
     block = DocumentBlock.plain_text("x")
     with pytest.raises(ValidationError, match="frozen"):
-        block.title = "y"  # type: ignore[misc]
+        block.title = "y"
 
 
 def test_documents_in_user_messages_and_tool_results_round_trip_through_a_transcript() -> None:
