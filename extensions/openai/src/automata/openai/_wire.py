@@ -165,7 +165,8 @@ class _Builder:
         if attached:
             note = f"[the tool returned {count}, attached in the next user message]"
             text = f"{text}\n{note}" if text else note
-            what = "Images" if "document" not in count else "Files"
+            documents = any(isinstance(b, DocumentBlock) for b in block.content)
+            what = "Files" if documents else "Images"
             self._deferred.append(
                 {"type": "text", "text": f"{what} returned by tool call {block.tool_use_id}:"}
             )
