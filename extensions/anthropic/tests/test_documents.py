@@ -103,6 +103,18 @@ async def test_a_plain_text_document_goes_as_a_text_source(
     ]
 
 
+async def test_plain_text_given_as_bytes_goes_as_a_text_source(
+    server: WireServer, provider: AnthropicProvider
+) -> None:
+    document = DocumentBlock(media_type="text/plain", data="Grün".encode())
+    messages = await sent(server, provider, Message.user([document]))
+    assert messages[0]["content"][0]["source"] == {
+        "type": "text",
+        "media_type": "text/plain",
+        "data": "Grün",
+    }
+
+
 async def test_a_document_a_tool_returned_goes_in_its_tool_result(
     server: WireServer, provider: AnthropicProvider
 ) -> None:

@@ -9,6 +9,7 @@ changed by, what is sent. Replies are read in `_reading.py`.
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -83,13 +84,14 @@ def _image(block: ImageBlock) -> dict[str, Any]:
 
 def _document(block: DocumentBlock) -> dict[str, Any]:
     """A `document` block: a base64 or URL source for a PDF, a text source for a
-    plain-text document; `title`, `context` and `citations` only when set."""
-    if block.text is not None:
-        source: dict[str, Any] = {
-            "type": "text",
-            "media_type": block.media_type or "text/plain",
-            "data": block.text,
-        }
+    plain-text document (also one given as UTF-8 `text/plain` bytes, which the API
+    takes only as text); `title`, `context` and `citations` only when set."""
+    text = block.text
+    if text is None and block.data is not None and block.media_type == "text/plain":
+        with contextlib.suppress(UnicodeDecodeError):  # else sent as is, for the API to judge
+            text = block.data.decode("utf-8")
+    if text is not None:
+        source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": text}
     elif block.data is not None:
         source = {
             "type": "base64",
