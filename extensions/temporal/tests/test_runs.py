@@ -50,7 +50,7 @@ def answer_after_tools(request: ModelRequest) -> Message | str:
             tool_call("c3", "add", a="x", b=1),
             tool_call("c4", "explode"),
         )
-    return "saw: " + " | ".join(b.text for b in last.content if hasattr(b, "text"))
+    return "saw: " + " | ".join(b.text or "" for b in last.content if hasattr(b, "text"))
 
 
 def registry_of(**agents: Callable[[], Agent] | TemporalAgent) -> AgentRegistry:

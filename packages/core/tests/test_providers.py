@@ -27,10 +27,10 @@ from automata.core.providers import (
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
     DEFAULT_CALL_TIMEOUT DEFAULT_RETRY_STATUSES DEFAULT_STREAM_IDLE_TIMEOUT TAIL_GRACE
-    Block CallOptions Delta Embedder Embeddings ImageBlock Message MissingAPIKeyError
-    ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema ProviderError
-    ProviderStreamItem ProviderTimeoutError RawBlock RetryPolicy SDKClient SDKOptions
-    SDKPage SDKProvider SDKStream StopReason StreamAssembler
+    Block CallOptions Citation Delta DocumentBlock Embedder Embeddings ImageBlock Message
+    MissingAPIKeyError ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema
+    ProviderError ProviderStreamItem ProviderTimeoutError RawBlock RetryPolicy SDKClient
+    SDKOptions SDKPage SDKProvider SDKStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
     Usage capability parse_retry_after retry

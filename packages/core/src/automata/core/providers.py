@@ -74,6 +74,8 @@ from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypedDict, Typ
 
 from automata.core._blocks import (
     Block,
+    Citation,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -107,7 +109,9 @@ __all__ = [
     "TAIL_GRACE",
     "Block",
     "CallOptions",
+    "Citation",
     "Delta",
+    "DocumentBlock",
     "Embedder",
     "Embeddings",
     "ImageBlock",
