@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from automata_wire_testing._server import Reply, Responder
@@ -141,11 +141,17 @@ def response(
     }
 
 
-class _Events:
-    """Numbers events in order, as the API's `sequence_number`s."""
+Pieces = Callable[[str], list[str]]
+"""How a text is split into deltas (`halves` unless told)."""
 
-    def __init__(self) -> None:
+
+class _Events:
+    """Numbers events in order, as the API's `sequence_number`s; `pieces` splits
+    texts into deltas."""
+
+    def __init__(self, pieces: Pieces = halves) -> None:
         self.sent: list[bytes] = []
+        self.pieces = pieces
 
     def __call__(self, kind: str, **fields: Any) -> None:
         data = {"type": kind, **fields, "sequence_number": len(self.sent)}
@@ -171,12 +177,12 @@ def _message_events(emit: _Events, item: dict[str, Any], index: int) -> None:
         if part["type"] == "output_text":
             empty: dict[str, Any] = {**part, "text": ""}
             emit("response.content_part.added", **where, part=empty)
-            for piece in halves(part["text"]):
+            for piece in emit.pieces(part["text"]):
                 emit("response.output_text.delta", **where, delta=piece, logprobs=[])
             emit("response.output_text.done", **where, text=part["text"], logprobs=[])
         else:
             emit("response.content_part.added", **where, part={**part, "refusal": ""})
-            for piece in halves(part["refusal"]):
+            for piece in emit.pieces(part["refusal"]):
                 emit("response.refusal.delta", **where, delta=piece)
             emit("response.refusal.done", **where, refusal=part["refusal"])
         emit("response.content_part.done", **where, part=part)
@@ -186,7 +192,7 @@ def _reasoning_events(emit: _Events, item: dict[str, Any], index: int) -> None:
     for summary_index, summary in enumerate(item["summary"]):
         where = {"item_id": item["id"], "output_index": index, "summary_index": summary_index}
         emit("response.reasoning_summary_part.added", **where, part={**summary, "text": ""})
-        for piece in halves(summary["text"]):
+        for piece in emit.pieces(summary["text"]):
             emit("response.reasoning_summary_text.delta", **where, delta=piece)
         emit("response.reasoning_summary_text.done", **where, text=summary["text"])
         emit("response.reasoning_summary_part.done", **where, part=summary)
@@ -200,7 +206,7 @@ def _item_events(emit: _Events, item: dict[str, Any], index: int) -> None:
         _reasoning_events(emit, item, index)
     elif item["type"] == "function_call":
         where = {"item_id": item["id"], "output_index": index}
-        for piece in halves(item["arguments"]):
+        for piece in emit.pieces(item["arguments"]):
             emit("response.function_call_arguments.delta", **where, delta=piece)
         emit("response.function_call_arguments.done", **where, arguments=item["arguments"])
     emit("response.output_item.done", output_index=index, item=item)
@@ -212,11 +218,12 @@ def _started(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "response.in_progress", pending
 
 
-def stream_events(body: dict[str, Any]) -> list[bytes]:
+def stream_events(body: dict[str, Any], *, pieces: Pieces = halves) -> list[bytes]:
     """The SSE events a real stream sends for the response `body`: it opens, streams
-    each output item, and ends with `response.completed` (or `response.incomplete`)
-    carrying the whole response."""
-    emit = _Events()
+    each output item (every text and arguments in the deltas `pieces` gives, two by
+    default), and ends with `response.completed` (or `response.incomplete`) carrying
+    the whole response."""
+    emit = _Events(pieces)
     for kind, pending in _started(body):
         emit(kind, response=copy.deepcopy(pending))
     for index, item in enumerate(body["output"]):
