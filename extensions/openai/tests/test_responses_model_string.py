@@ -15,6 +15,8 @@ from automata.openai import OpenAIResponsesProvider
 async def test_a_model_string_runs_on_a_responses_provider_from_the_environment(
     server: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """OR1: `openai-responses:<model>` builds the provider from the environment and posts to
+    /v1/responses."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.base_url}/v1")
     server.enqueue(wire.reply(wire.response(wire.message("bonjour"))))

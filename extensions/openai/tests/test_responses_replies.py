@@ -34,6 +34,8 @@ MODES = pytest.mark.parametrize("streamed", [False, True], ids=["json", "sse"])
 async def test_a_stream_yields_thinking_text_and_argument_deltas_in_order(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR10: a stream's summary, text and argument deltas are yielded in order (a blank line between
+    summaries), and its reply equals the JSON one."""
     body = wire.response(
         wire.reasoning("Plan it.", "Then act."),
         wire.message("On it."),
@@ -66,6 +68,7 @@ async def test_a_stream_yields_thinking_text_and_argument_deltas_in_order(
 async def test_usage_takes_cached_tokens_out_of_input_and_counts_reasoning_as_output(
     server: WireServer, provider: OpenAIResponsesProvider, streamed: bool
 ) -> None:
+    """OR11: cached tokens are taken out of input; reasoning tokens are part of output."""
     usage = wire.usage(1200, 300, cached=1000, reasoning_tokens=256)
     server.enqueue(wire.reply(wire.response(wire.message("ok"), usage=usage)))
     response = await final_response(provider, HI, streamed=streamed)
@@ -75,6 +78,7 @@ async def test_usage_takes_cached_tokens_out_of_input_and_counts_reasoning_as_ou
 async def test_a_reply_without_usage_reports_none(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR11: a reply without usage reports none."""
     server.enqueue(wire.reply(wire.response(wire.message("ok"), usage=None)))
     assert (await provider.complete(HI)).usage is None
 
@@ -88,6 +92,7 @@ class City(BaseModel):
 async def test_native_output_is_read_from_the_text_format_reply(
     server: WireServer, make_provider: ResponsesMaker, streamed: bool
 ) -> None:
+    """OR8: a typed run with native output reads the JSON answer."""
     text = '{"name": "Oslo", "country": "Norway"}'
     server.enqueue(wire.reply(wire.response(wire.message(text))))
     agent = Agent(make_provider())
@@ -108,6 +113,7 @@ async def test_native_output_is_read_from_the_text_format_reply(
 async def test_a_refusal_stops_for_content_filter_keeping_its_text(
     server: WireServer, provider: OpenAIResponsesProvider, streamed: bool
 ) -> None:
+    """OR12: a refusal stops for content_filter and keeps its text."""
     server.enqueue(wire.reply(wire.response(wire.refusal("I can't help with that."))))
     response = await final_response(provider, HI, streamed=streamed)
     assert (response.stop_reason, response.message.text) == (
@@ -120,6 +126,7 @@ async def test_a_refusal_stops_for_content_filter_keeping_its_text(
 async def test_an_incomplete_reply_cut_at_max_output_tokens_stops_for_max_tokens(
     server: WireServer, provider: OpenAIResponsesProvider, streamed: bool
 ) -> None:
+    """OR12: an incomplete reply cut at max_output_tokens stops for max_tokens."""
     body = wire.response(
         wire.message("Once upon"), status="incomplete", incomplete_reason="max_output_tokens"
     )
@@ -135,6 +142,7 @@ async def test_an_incomplete_reply_cut_at_max_output_tokens_stops_for_max_tokens
 async def test_the_reply_keeps_its_response_id_and_model(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR9: the reply keeps its response id on its first block, and its model."""
     body = wire.response(wire.message("ok"), response_id="resp_42", model="gpt-5-2026")
     server.enqueue(wire.reply(body))
     response = await provider.complete(HI)
@@ -156,6 +164,7 @@ async def _collect(provider: OpenAIResponsesProvider, items: list[object]) -> No
 async def test_a_stream_that_fails_before_content_is_retried(
     server: WireServer, make_provider: ResponsesMaker, sleeps: list[float]
 ) -> None:
+    """OR10: response.failed with a retryable code before any delta is retried."""
     failing = Reply(events=wire.failed_events("rate_limit_exceeded", "Slow down."))
     server.enqueue(failing, wire.reply(wire.response(wire.message("ok"))))
     final = (await stream_items(make_provider(), HI))[-1]
@@ -167,6 +176,7 @@ async def test_a_stream_that_fails_before_content_is_retried(
 async def test_a_failed_response_is_an_error_naming_its_code_and_message(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR10: response.failed raises ProviderError with the code's status and message."""
     server.enqueue(Reply(events=wire.failed_events("server_error", "The model crashed.")))
     with pytest.raises(ProviderError) as caught:
         await stream_items(provider, HI)
@@ -181,6 +191,7 @@ async def test_a_failed_response_is_an_error_naming_its_code_and_message(
 async def test_an_error_event_after_content_is_final_with_its_message(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR10: an error event after a delta is final and carries its message."""
     events = wire.stream_events(wire.response(wire.message("hello there")))[:5]
     server.enqueue(Reply(events=[*events, wire.error_event("server_error", "Lost it.")]))
     items: list[object] = []
@@ -196,6 +207,7 @@ async def test_an_error_event_after_content_is_final_with_its_message(
 async def test_a_whole_reply_with_status_failed_is_an_error(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR12: a whole reply with status failed is an error."""
     error = {"code": "server_error", "message": "The model crashed."}
     server.enqueue(Reply(json_body=wire.response(status="failed", error=error)))
     with pytest.raises(ProviderError, match=r"^openai: the response failed: The model crashed\.$"):
@@ -205,6 +217,7 @@ async def test_a_whole_reply_with_status_failed_is_an_error(
 async def test_a_body_that_is_not_a_response_is_named_in_the_error(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR12: a 200 answer that is not a response is named in the error."""
     server.enqueue(Reply(body=b"upstream says no", headers={"content-type": "text/plain"}))
     with pytest.raises(ProviderError) as caught:
         await provider.complete(HI)
@@ -214,6 +227,7 @@ async def test_a_body_that_is_not_a_response_is_named_in_the_error(
 async def test_a_function_call_without_a_call_id_is_a_malformed_reply(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR5: a function call needs its call_id; without one the reply is malformed."""
     call = {**wire.function_call("x", "weather", "{}"), "call_id": ""}
     server.enqueue(wire.reply(wire.response(call)))
     with pytest.raises(ProviderError, match=r"^openai: malformed reply: a function call has no"):

@@ -59,6 +59,8 @@ async def _input(
 async def test_a_reasoning_item_is_sent_back_verbatim_with_its_encrypted_content(
     server: WireServer, make_provider: ResponsesMaker, streamed: bool
 ) -> None:
+    """OR3: with store=False the request asks for the encrypted reasoning, and the next turn sends
+    the reasoning item back verbatim before the call that followed it."""
     reasoning = wire.reasoning("Need the weather.", encrypted_content=SEALED)
     call = wire.function_call("call_1", "weather", {"city": "Oslo"})
     server.enqueue(
@@ -97,6 +99,8 @@ async def test_a_reasoning_item_is_sent_back_verbatim_with_its_encrypted_content
 async def test_an_answer_goes_back_as_its_message_item_after_its_reasoning(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR3, OR4: a reply's reasoning and message items go back in order, the message with its id,
+    status and annotations."""
     reasoning = wire.reasoning("Think.", encrypted_content=SEALED)
     annotation = {
         "type": "url_citation",
@@ -127,6 +131,8 @@ async def test_an_answer_goes_back_as_its_message_item_after_its_reasoning(
 async def test_thinking_and_raw_blocks_of_other_providers_are_left_out(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR3, OR4, OR6: another vendor's thinking and raw blocks are not sent; its text goes as a
+    plain assistant message."""
     assistant = Message.assistant(
         [
             ThinkingBlock(thinking="Claude thought", signature="sig"),
@@ -145,6 +151,7 @@ async def test_thinking_and_raw_blocks_of_other_providers_are_left_out(
 async def test_an_item_the_core_does_not_model_is_kept_raw_and_sent_back_as_received(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR6: an output item the core does not model is a raw block, sent back exactly as received."""
     search = {
         "id": "ws_1",
         "type": "web_search_call",
@@ -165,6 +172,8 @@ async def test_an_item_the_core_does_not_model_is_kept_raw_and_sent_back_as_rece
 async def test_two_calls_in_one_reply_run_and_both_results_go_back_in_order(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR5: two calls in one reply both run; both calls, then both outputs, go back in the reply's
+    order."""
     calls = (
         wire.function_call("call_a", "weather", {"city": "Oslo"}),
         wire.function_call("call_b", "weather", {"city": "Lima"}),
@@ -188,6 +197,7 @@ async def test_two_calls_in_one_reply_run_and_both_results_go_back_in_order(
 async def test_a_failed_result_starts_with_error_and_returned_images_go_in_its_output(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR5: a failed result's output starts with `error: `; returned images go in the output."""
     call = Message.assistant([ToolUseBlock(id="call_1", name="shot", input={})])
     results = [
         tool_message(
@@ -212,6 +222,7 @@ async def test_a_failed_result_starts_with_error_and_returned_images_go_in_its_o
 async def test_a_call_this_wire_did_not_read_goes_without_an_item_id(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR5: a call read elsewhere goes back as a function_call without an item id."""
     call = Message.assistant([ToolUseBlock(id="toolu_1", name="weather", input={"city": "Rome"})])
     items = await _input(server, provider, Message.user("go"), call, tool_message("toolu_1"))
     assert items[1] == {
@@ -225,6 +236,7 @@ async def test_a_call_this_wire_did_not_read_goes_without_an_item_id(
 async def test_unreadable_arguments_go_back_exactly_as_the_model_wrote_them(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR5: arguments that are not a JSON object set input_error and go back as written."""
     server.enqueue(wire.reply(wire.response(wire.function_call("c", "weather", '{"city": "Os'))))
     provider = make_provider()
     reply = await provider.complete(ask(Message.user("hi")))
@@ -240,6 +252,7 @@ async def test_unreadable_arguments_go_back_exactly_as_the_model_wrote_them(
 async def test_user_images_go_as_input_image_parts_by_data_url_or_url(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR2: user text and images become input_text and input_image parts."""
     user = Message.user(
         [
             TextBlock(text="Compare"),
@@ -261,6 +274,7 @@ async def test_user_images_go_as_input_image_parts_by_data_url_or_url(
 async def test_a_raw_part_of_this_wire_goes_in_the_user_message_as_is(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR2: a raw block of this wire in a user message is sent as the part it holds."""
     part = {"type": "input_file", "file_id": "file-1"}
     user = Message.user([TextBlock(text="Read"), RawBlock(provider="openai-responses", data=part)])
     (item,) = await _input(server, provider, user)
@@ -270,6 +284,7 @@ async def test_a_raw_part_of_this_wire_goes_in_the_user_message_as_is(
 async def test_system_messages_are_sent_in_place_with_the_chosen_role(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR2: system messages go in place, with the chosen role."""
     provider = make_provider(system_role="developer")
     items = await _input(server, provider, Message.system("Be brief."), Message.user("hi"))
     assert items == [
@@ -284,6 +299,7 @@ async def test_system_messages_are_sent_in_place_with_the_chosen_role(
 async def test_tools_are_functions_sent_not_strict_and_any_means_required(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR7: tools are non-strict function tools; `any` is `required`."""
     request = ask(Message.user("hi"), tools=(WEATHER,), options=CallOptions(tool_choice="any"))
     body = await sent_body(server, provider, request, OK)
     assert body["tools"] == [
@@ -301,6 +317,7 @@ async def test_tools_are_functions_sent_not_strict_and_any_means_required(
 async def test_a_named_tool_choice_names_the_function(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR7: a tool name as tool_choice names the function."""
     request = ask(Message.user("hi"), tools=(WEATHER,), options=CallOptions(tool_choice="weather"))
     body = await sent_body(server, provider, request, OK)
     assert body["tool_choice"] == {"type": "function", "name": "weather"}
@@ -309,6 +326,8 @@ async def test_a_named_tool_choice_names_the_function(
 async def test_call_options_map_onto_the_responses_parameters(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR7: max_tokens, temperature and a thinking budget map onto the Responses parameters; nothing
+    else is sent."""
     options = CallOptions(max_tokens=300, temperature=0.2, thinking_budget=4000)
     body = await sent_body(server, provider, ask(Message.user("hi"), options=options), OK)
     assert (body["max_output_tokens"], body["temperature"]) == (300, 0.2)
@@ -319,6 +338,7 @@ async def test_call_options_map_onto_the_responses_parameters(
 async def test_stop_sequences_are_not_sent_and_warned_about_once(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR7: stop sequences are not sent, with one warning."""
     request = ask(Message.user("hi"), options=CallOptions(stop_sequences=("END",)))
     with pytest.warns(UserWarning, match="the Responses API takes no stop sequences"):
         body = await sent_body(server, provider, request, OK)
@@ -331,6 +351,8 @@ async def test_stop_sequences_are_not_sent_and_warned_about_once(
 async def test_native_output_is_sent_as_a_strict_json_schema_text_format(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR8: an output schema is sent as text.format json_schema, named and strict as for Chat
+    Completions."""
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
     output = OutputSchema("my output!", schema, strict_compatible=True)
     body = await sent_body(server, provider, ask(Message.user("hi"), output_schema=output), OK)
@@ -345,6 +367,7 @@ async def test_native_output_is_sent_as_a_strict_json_schema_text_format(
 async def test_by_default_the_whole_transcript_is_sent(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:
+    """OR2, OR9: without the option the whole transcript goes and no previous_response_id."""
     server.enqueue(OK)
     reply = await provider.complete(ask(Message.user("hi")))
     body = await sent_body(
@@ -357,6 +380,8 @@ async def test_by_default_the_whole_transcript_is_sent(
 async def test_previous_response_id_sends_only_what_follows_the_last_reply(
     server: WireServer, make_provider: ResponsesMaker
 ) -> None:
+    """OR9: with use_previous_response_id the latest reply's id goes, with only the messages after
+    it."""
     provider = make_provider(use_previous_response_id=True)
     server.enqueue(wire.reply(wire.response(wire.message("Hello"), response_id="resp_9")))
     first = ask(Message.system("Be brief."), Message.user("hi"))
@@ -369,5 +394,6 @@ async def test_previous_response_id_sends_only_what_follows_the_last_reply(
 
 
 def test_previous_response_id_cannot_be_combined_with_store_false() -> None:
+    """OR9: use_previous_response_id with store=False is refused."""
     with pytest.raises(ValueError, match="cannot be combined with store=False"):
         OpenAIResponsesProvider("m", api_key="k", store=False, use_previous_response_id=True)
