@@ -5,7 +5,7 @@ native output, refusals, stop reasons and failures, JSON and SSE alike."""
 from __future__ import annotations
 
 import pytest
-from automata_wire_testing import Reply, WireServer, ask, final_response, stream_items
+from automata_wire_testing import Reply, WireServer, ask, final_response, sse_event, stream_items
 from automata_wire_testing import responses as wire
 from pydantic import BaseModel
 
@@ -17,6 +17,7 @@ from automata.core import (
     StopReason,
     TextBlock,
     TextDelta,
+    ThinkingBlock,
     ThinkingDelta,
     ToolCallDelta,
     Usage,
@@ -62,6 +63,38 @@ async def test_a_stream_yields_thinking_text_and_argument_deltas_in_order(
     assert [c.id for c in final.message.tool_calls] == ["call_1", "call_2"]
     server.enqueue(wire.reply(body))
     assert await provider.complete(HI) == final
+
+
+async def test_a_stream_whose_last_event_leaves_the_output_out_keeps_the_items_it_streamed(
+    server: WireServer, provider: OpenAIResponsesProvider
+) -> None:
+    """OR10: the items of response.output_item.done stand in for an empty output in
+    response.completed."""
+    body = wire.response(wire.message("Hello"), wire.function_call("call_1", "clock", "{}"))
+    completed = {"type": "response.completed", "response": {**body, "output": []}}
+    events = [*wire.stream_events(body)[:-1], sse_event("response.completed", completed)]
+    server.enqueue(Reply(events=events))
+    final = (await stream_items(provider, HI))[-1]
+    assert isinstance(final, ModelResponse)
+    assert (final.message.text, final.stop_reason) == ("Hello", StopReason.TOOL_USE)
+    assert [c.id for c in final.message.tool_calls] == ["call_1"]
+
+
+async def test_reasoning_text_is_the_thinking_of_an_item_without_a_summary(
+    server: WireServer, provider: OpenAIResponsesProvider
+) -> None:
+    """OR3: a reasoning item without a summary gives its reasoning_text content as
+    thinking (servers running open-weight models send it)."""
+    item = {
+        "id": "rs_1",
+        "type": "reasoning",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "Step one."}],
+    }
+    server.enqueue(wire.reply(wire.response(item, wire.message("ok"))))
+    first = (await provider.complete(HI)).message.content[0]
+    assert isinstance(first, ThinkingBlock)
+    assert first.thinking == "Step one."
 
 
 @MODES

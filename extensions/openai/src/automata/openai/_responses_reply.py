@@ -222,8 +222,6 @@ def response_from(reply: Any, items: list[Any] | None = None) -> ModelResponse:
     try:
         blocks, calls, refused = read_output(output or items or [], response_id)
     except (ValueError, AttributeError) as error:  # pydantic's errors, bad nesting
-        if isinstance(error, ProviderError):
-            raise
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise malformed(first) from error
     details = getattr(reply, "incomplete_details", None)
