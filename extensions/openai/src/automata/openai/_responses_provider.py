@@ -102,7 +102,7 @@ class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
                 UserWarning,
                 stacklevel=3,
             )
-        return build_params(request, self._settings)
+        return self.request_params(request)
 
     async def send(self, params: dict[str, Any]) -> Any:
         return await self.client.responses.create(**params)
