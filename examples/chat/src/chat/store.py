@@ -1,0 +1,21 @@
+"""Where the threads are kept: a SQLite file by default, PostgreSQL given a URL."""
+
+from __future__ import annotations
+
+from automata.threads import SQLiteStore
+from automata.threads.store import ThreadStore
+
+__all__ = ["open_store"]
+
+_POSTGRES = ("postgresql://", "postgres://")
+
+
+def open_store(database: str) -> ThreadStore:
+    """A `PostgresStore` (automata-ai-postgres) for a `postgresql://` or
+    `postgres://` URL, else a `SQLiteStore` on the file `database` names. Nothing is
+    opened yet: `Host.open` does that."""
+    if database.startswith(_POSTGRES):
+        from automata.postgres import PostgresStore
+
+        return PostgresStore(database)
+    return SQLiteStore(database)

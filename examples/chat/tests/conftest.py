@@ -1,0 +1,55 @@
+"""Fixtures: a headless Chromium shared by the module's tests, and the chat app in a
+process of its own (`python -m chat`, demo model, a SQLite file)."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from automata_browser_testing import ChromiumUnavailable, headless_chromium, require_chromium
+from chat.process import ChatProcess
+from playwright.sync_api import BrowserContext
+
+from ._chat_page import ChatPage
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[BrowserContext]:
+    """A headless Chromium (Debian's), one per test module."""
+    try:
+        with headless_chromium() as context:
+            yield context
+    except ChromiumUnavailable as missing:
+        require_chromium(missing)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatProcess]:
+    """The app on a fresh SQLite file, shared by the module's tests (each test makes
+    its own chats)."""
+    folder = tmp_path_factory.mktemp("chat")
+    process = ChatProcess(folder / "chat.db", folder / "server.log", pace=0.02)
+    process.start()
+    yield process
+    process.stop(signal.SIGTERM)
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[ChatProcess]:
+    """The app on a SQLite file of its own, for a test that stops and restarts it."""
+    process = ChatProcess(tmp_path / "chat.db", tmp_path / "server.log", pace=0.03, lease_ttl=2.0)
+    process.start()
+    yield process
+    process.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def chat(browser: BrowserContext, server: ChatProcess) -> Iterator[ChatPage]:
+    """A new tab on the shared server's page, closed after the test."""
+    page = browser.new_page()
+    try:
+        yield ChatPage.attach(page, server.url).open()
+    finally:
+        page.close()
