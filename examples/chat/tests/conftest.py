@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from automata_browser_testing import ChromiumUnavailable, headless_chromium, require_chromium
@@ -15,9 +14,9 @@ from playwright.sync_api import BrowserContext
 from ._chat_page import ChatPage
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[BrowserContext]:
-    """A headless Chromium (Debian's), one per test module."""
+    """A headless Chromium (Debian's), shared by the tests (each opens its own tab)."""
     try:
         with headless_chromium() as context:
             yield context
@@ -36,10 +35,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatProcess]:
     process.stop(signal.SIGTERM)
 
 
-@pytest.fixture
-def fresh_server(tmp_path: Path) -> Iterator[ChatProcess]:
-    """The app on a SQLite file of its own, for a test that stops and restarts it."""
-    process = ChatProcess(tmp_path / "chat.db", tmp_path / "server.log", pace=0.03, lease_ttl=2.0)
+@pytest.fixture(scope="module")
+def restartable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatProcess]:
+    """The app on a SQLite file of its own, for the tests that stop and restart it (a
+    killed server's turns are resumed 2 s later, when its lease has expired)."""
+    folder = tmp_path_factory.mktemp("restarted")
+    process = ChatProcess(folder / "chat.db", folder / "server.log", pace=0.02, lease_ttl=2.0)
     process.start()
     yield process
     process.stop(signal.SIGKILL)

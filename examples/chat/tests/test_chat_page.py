@@ -79,17 +79,18 @@ def test_a_message_sent_during_a_run_is_shown_queued_then_runs(chat: ChatPage) -
     chat.new_chat()
     chat.send("First question")
     chat.wait_live_answer()
-    chat.send("Second question")
+    chat.send("And the weather in Berlin?")
     queued = chat.page.locator("#queue li.queued")
     queued.wait_for()
-    assert queued.locator(".text").inner_text() == "Second question"
+    assert queued.locator(".text").inner_text() == "And the weather in Berlin?"
     chat.page.wait_for_function(
         "() => document.querySelectorAll('#items > li.user').length === 2"
         " && document.querySelector('#status').dataset.status === 'done'",
         timeout=20_000,
     )
     assert queued.count() == 0
-    assert chat.texts("user") == ["First question", "Second question"]
+    assert chat.texts("user") == ["First question", "And the weather in Berlin?"]
+    assert chat.texts("assistant")[-1] == "In Berlin it is cloudy, 17°C today."
     chat.assert_clean()
 
 

@@ -16,10 +16,10 @@ from ._chat_page import ChatPage
 
 
 @pytest.fixture
-def chat_on_fresh(browser: BrowserContext, fresh_server: ChatProcess) -> Iterator[ChatPage]:
+def restarted_chat(browser: BrowserContext, restartable: ChatProcess) -> Iterator[ChatPage]:
     page = browser.new_page()
     try:
-        yield ChatPage.attach(page, fresh_server.url).open()
+        yield ChatPage.attach(page, restartable.url).open()
     finally:
         page.close()
 
@@ -45,13 +45,13 @@ to reconnect while no server listens."""
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["killed", "stopped"])
 def test_a_run_cut_by_a_restart_resumes_and_finishes(
-    chat_on_fresh: ChatPage, fresh_server: ChatProcess, how: signal.Signals
+    restarted_chat: ChatPage, restartable: ChatProcess, how: signal.Signals
 ) -> None:
-    chat = chat_on_fresh
+    chat = restarted_chat
     chat.new_chat()
     chat.send("Tell me about restarts")
     partial = chat.wait_live_answer(at_least=20)
-    restart(fresh_server, chat, how)
+    restart(restartable, chat, how)
     chat.wait_status("done", timeout=30_000)
     final = chat.texts("assistant")
     assert len(final) == 1
@@ -63,15 +63,15 @@ def test_a_run_cut_by_a_restart_resumes_and_finishes(
 
 
 def test_a_tool_cut_by_a_crash_ends_outcome_unknown_and_retry_goes_on(
-    chat_on_fresh: ChatPage, fresh_server: ChatProcess
+    restarted_chat: ChatPage, restartable: ChatProcess
 ) -> None:
-    chat = chat_on_fresh
+    chat = restarted_chat
     chat.new_chat()
     chat.send("Email the team")
     chat.wait_status("waiting")
     chat.page.click("#items > li.interaction button.approve")
     chat.page.wait_for_selector("#items > li.tool_call .badge.running")
-    restart(fresh_server, chat, signal.SIGKILL)
+    restart(restartable, chat, signal.SIGKILL)
     chat.wait_status("effect_outcome_unknown", timeout=30_000)
     assert chat.page.inner_text("#outcome-text").startswith(
         "The server stopped while a tool was running, so whether it took effect is unknown"

@@ -72,23 +72,28 @@ def page_data(page: ThreadPage) -> dict[str, Any]:
 
 
 async def _until(source: AsyncGenerator[T, None], stopping: asyncio.Event) -> AsyncIterator[T]:
-    """`source`'s items until it ends or `stopping` is set; `source` is closed after."""
+    """`source`'s items until it ends or `stopping` is set; `source` is closed after
+    (also when the consumer stops early, as when the browser goes away)."""
     stop = asyncio.ensure_future(stopping.wait())
+    following: asyncio.Future[T] | None = None
     try:
         while True:
             following = asyncio.ensure_future(anext(source))
             await asyncio.wait({following, stop}, return_when=asyncio.FIRST_COMPLETED)
             if not following.done():
-                following.cancel()
-                with suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await following
                 return
             try:
-                yield following.result()
+                item = following.result()
             except StopAsyncIteration:
                 return
+            following = None
+            yield item
     finally:
         stop.cancel()
+        if following is not None and not following.done():
+            following.cancel()
+            with suppress(asyncio.CancelledError, StopAsyncIteration):
+                await following
         await source.aclose()
 
 

@@ -31,6 +31,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="a SQLite file (default chat.db) or a postgresql:// URL",
     )
     parser.add_argument(
+        "--schema", default=None, help="PostgreSQL only: the schema to keep the chats in"
+    )
+    parser.add_argument(
         "--model",
         default="demo",
         help="demo (no key, no network; the default) or provider:model, "
@@ -69,7 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     factory = choose_factory(args.model, pace=args.pace)
     app = create_chat_app(
-        lambda: Host.open(open_store(args.database), lease_ttl=args.lease_ttl, poll_interval=0.25),
+        lambda: Host.open(
+            open_store(args.database, schema=args.schema),
+            lease_ttl=args.lease_ttl,
+            poll_interval=0.25,
+        ),
         factory,
     )
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")

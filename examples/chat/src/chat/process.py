@@ -36,11 +36,13 @@ class ChatProcess:
         pace: float = 0.02,
         lease_ttl: float = 2.0,
         port: int | None = None,
+        schema: str | None = None,
     ) -> None:
         self.database = str(database)
         self.log = log
         self.pace = pace
         self.lease_ttl = lease_ttl
+        self.schema = schema
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
@@ -60,6 +62,7 @@ class ChatProcess:
             str(self.pace),
             "--lease-ttl",
             str(self.lease_ttl),
+            *(["--schema", self.schema] if self.schema else []),
         ]
         with self.log.open("ab") as out:
             self._process = subprocess.Popen(

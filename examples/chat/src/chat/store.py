@@ -10,12 +10,13 @@ __all__ = ["open_store"]
 _POSTGRES = ("postgresql://", "postgres://")
 
 
-def open_store(database: str) -> ThreadStore:
+def open_store(database: str, *, schema: str | None = None) -> ThreadStore:
     """A `PostgresStore` (automata-ai-postgres) for a `postgresql://` or
-    `postgres://` URL, else a `SQLiteStore` on the file `database` names. Nothing is
-    opened yet: `Host.open` does that."""
+    `postgres://` URL, in `schema` (the store's default when None), else a
+    `SQLiteStore` on the file `database` names. Nothing is opened yet: `Host.open`
+    does that."""
     if database.startswith(_POSTGRES):
-        from automata.postgres import PostgresStore
+        from automata.postgres import DEFAULT_SCHEMA, PostgresStore
 
-        return PostgresStore(database)
+        return PostgresStore(database, schema=schema or DEFAULT_SCHEMA)
     return SQLiteStore(database)
