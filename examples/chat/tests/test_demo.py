@@ -18,6 +18,7 @@ async def test_a_reply_streams_one_word_at_a_time_then_the_whole_reply() -> None
     assert text == response.message.text
     assert text.startswith("You asked about Tell me about tides.")
     assert thinking.startswith("The user wrote about 'Tell me about tides'.")
+    assert response.usage is not None
     assert response.usage.output_tokens > 0
 
 
