@@ -235,7 +235,7 @@ function itemNode(item, existing) {
 }
 
 function interactionNode(item) {
-  const box = el("div", "prompt");
+  const box = el("div", `prompt ${item.status}`);
   box.append(el("div", "question", item.text));
   if (item.status === "pending") {
     if (item.interaction_kind === "approval") {
