@@ -14,9 +14,11 @@ from playwright.sync_api import BrowserContext
 from ._chat_page import ChatPage
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[BrowserContext]:
-    """A headless Chromium (Debian's), shared by the tests (each opens its own tab)."""
+    """A headless Chromium (Debian's), shared by a module's tests (each opens its own
+    tab). Not longer: Playwright's synchronous API keeps an event loop running in this
+    thread while the browser is open, and later modules' `asyncio.run` would fail."""
     try:
         with headless_chromium() as context:
             yield context

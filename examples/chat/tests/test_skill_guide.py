@@ -1,5 +1,6 @@
 """The skill guide at .agents/skills/automata-python/ is accurate: every ```python block
-in it runs (each on its own, in a fresh folder, with no key and no network), a block
+in it runs (each on its own, in a fresh folder and a thread without an event loop, as
+in a script, with no key and no network), a block
 followed by an ```output block prints exactly that, SKILL.md has the front matter
 skills are found by, and every file of the guide is reachable from SKILL.md."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -42,8 +44,20 @@ def test_the_sample_runs(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(code, where, "exec"), {"__name__": "__main__"})
+    failures: list[BaseException] = []
+
+    def run() -> None:  # on a thread of its own: no event loop runs there
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(code, where, "exec"), {"__name__": "__main__"})
+        except BaseException as error:
+            failures.append(error)
+
+    runner = threading.Thread(target=run, name=f"sample {where}")
+    runner.start()
+    runner.join()
+    if failures:
+        raise failures[0]
     if output is not None:
         assert printed.getvalue() == output
 
