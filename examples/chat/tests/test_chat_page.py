@@ -111,19 +111,30 @@ def test_a_reload_mid_run_shows_the_same_view(chat: ChatPage) -> None:
 
 def test_a_double_click_on_send_sends_one_message(chat: ChatPage, server: ChatProcess) -> None:
     thread_id = chat.new_chat()
-    chat.page.fill("#message", "Only once, please")
+    sends: list[str] = []
+    chat.page.on(
+        "request",
+        lambda request: (
+            sends.append(request.post_data or "") if request.url.endswith("/messages") else None
+        ),
+    )
+    chat.page.fill("#message", "Weather in Paris, only once please")
     chat.page.dblclick("#send")
     chat.wait_status("done")
-    assert chat.texts("user") == ["Only once, please"]
+    assert len(sends) == 2  # both clicks reached the server, with one request key
+    assert len({json.loads(body)["request_key"] for body in sends}) == 1
+    assert chat.texts("user") == ["Weather in Paris, only once please"]
     items = server_view(server, thread_id)["items"]
     assert isinstance(items, list)
-    assert [item["text"] for item in items if item["kind"] == "user"] == ["Only once, please"]
+    assert [item["text"] for item in items if item["kind"] == "user"] == [
+        "Weather in Paris, only once please"
+    ]
     chat.assert_clean()
 
 
 def test_a_chat_is_renamed_forked_and_deleted(chat: ChatPage) -> None:
     original = chat.new_chat()
-    chat.send("Something to fork")
+    chat.send("Weather in Tokyo, to fork")
     chat.wait_status("done")
     chat.page.click("#rename")
     chat.page.fill("#rename-input", "Renamed chat")
@@ -138,7 +149,7 @@ def test_a_chat_is_renamed_forked_and_deleted(chat: ChatPage) -> None:
     chat.page.click("#fork")
     chat.page.wait_for_function("(id) => location.hash.slice(1) !== id", arg=original)
     chat.page.wait_for_selector("#items > li.assistant")
-    assert chat.texts("user") == ["Something to fork"]
+    assert chat.texts("user") == ["Weather in Tokyo, to fork"]
     assert chat.page.inner_text("#title") == "Renamed chat"
     forked = chat.page.evaluate("location.hash.slice(1)")
     chat.page.click("#delete")
