@@ -31,7 +31,8 @@ def restart(server: ChatProcess, chat: ChatPage, how: signal.Signals) -> None:
     chat.page.wait_for_selector("#connection.lost", timeout=10_000)
     assert "reconnecting" in chat.page.inner_text("#connection")
     server.start()
-    chat.page.wait_for_selector("#connection.back", timeout=10_000)
+    # the notice shows for a few seconds; the count it leaves behind stays
+    chat.page.wait_for_selector("#connection[data-reconnects]", state="attached", timeout=10_000)
 
 
 LOST = (

@@ -91,6 +91,7 @@ function showView(candidate) {
 // -- connection ----------------------------------------------------------------------
 
 let lostAt = null;
+let reconnects = 0;
 
 function connectionLost() {
   if (lostAt === null) lostAt = Date.now();
@@ -105,6 +106,7 @@ function connectionBack() {
   lostAt = null;
   const box = $("connection");
   box.className = "back";
+  box.dataset.reconnects = String(++reconnects);
   box.textContent = "Reconnected: showing the chat as the server has it.";
   setTimeout(() => {
     if (lostAt === null) box.hidden = true;
