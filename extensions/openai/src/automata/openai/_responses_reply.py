@@ -42,7 +42,15 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
-from automata.openai._reply import PROVIDER, clip, malformed, read_arguments, show
+from automata.openai._reply import (
+    PROVIDER,
+    citation_from,
+    clip,
+    malformed,
+    read_arguments,
+    reasoning_tokens,
+    show,
+)
 from openai.types.responses import Response
 
 __all__ = ["WIRE", "ResponsesAssembler", "StreamFailure", "map_status", "response_from"]
@@ -83,7 +91,8 @@ def _count(value: object) -> int:
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from a `ResponseUsage`: `input_tokens` includes cached and
     cache-written tokens, so those are taken out; `output_tokens` includes the
-    reasoning tokens. Counts that are not integers read as 0."""
+    reasoning tokens, reported as `reasoning_tokens` too. Counts that are not integers
+    read as 0."""
     if raw is None or isinstance(raw, _SCALARS):
         return None
     details = getattr(raw, "input_tokens_details", None)
@@ -94,6 +103,7 @@ def usage_from(raw: Any) -> Usage | None:
         output_tokens=_count(getattr(raw, "output_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
+        reasoning_tokens=reasoning_tokens(getattr(raw, "output_tokens_details", None)),
     )
 
 
