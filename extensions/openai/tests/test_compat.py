@@ -396,8 +396,8 @@ async def test_deepseek_reasoning_is_thinking_sent_back_as_the_server_accepted(
         assert normalized(sent.body) == normalized(recorded.request)
     assert final.message.text.startswith("\U0001f389 **Congratulations, Anne!**")
     assert final.usage == Usage(
-            input_tokens=80, output_tokens=61, cache_read_tokens=896, reasoning_tokens=25
-        )
+        input_tokens=80, output_tokens=61, cache_read_tokens=896, reasoning_tokens=25
+    )
 
 
 # --- OpenRouter: streamed reasoning_details -------------------------------------------
