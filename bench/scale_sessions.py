@@ -1,7 +1,7 @@
 """10,000 concurrent streamed sessions in one process: memory per session, event latency.
 
 Run: uv run python bench/scale_sessions.py [--sessions 10000] [--wire openai]
-     [--interval 1.0] [--deltas 10] [--pool 100]
+     [--interval 10] [--deltas 3] [--pool 100] [--traced 2000]
 
 The sessions stream through the real provider (`OpenAIProvider` or
 `AnthropicProvider` on the official SDK client) from a local server in a child
@@ -193,8 +193,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--wire", choices=("openai", "anthropic"), default="openai")
-    parser.add_argument("--interval", type=float, default=1.0, help="seconds between deltas")
-    parser.add_argument("--deltas", type=int, default=10, help="deltas per reply after release")
+    parser.add_argument(
+        "--interval", type=float, default=10.0, help="seconds between a reply's deltas (10)"
+    )
+    parser.add_argument("--deltas", type=int, default=3, help="deltas per reply after release")
     parser.add_argument("--pool", type=int, default=100, help="sessions per SDK client")
     parser.add_argument(
         "--traced",
@@ -267,8 +269,9 @@ async def main() -> None:
         )
         delivered = len(latencies)
         print(
-            f"event latency under load, server write -> consumer ({delivered} deltas, "
-            f"{delivered / wall:,.0f}/s, client CPU {cpu / wall:.0%} of one core):"
+            f"event latency under load, server write -> consumer ({delivered} deltas; "
+            f"offered {count / options.interval:,.0f}/s, delivered {delivered / wall:,.0f}/s, "
+            f"client CPU {cpu / wall:.0%} of one core):"
         )
         if latencies:
             p50 = statistics.median(latencies)
