@@ -1,7 +1,7 @@
 """10,000 concurrent streamed sessions in one process: memory per session, event latency.
 
 Run: uv run python bench/scale_sessions.py [--sessions 10000] [--wire openai]
-     [--interval 10] [--deltas 3] [--pool 100] [--traced 2000]
+     [--interval 10] [--deltas 3] [--pool 100] [--traced 2000] [--baseline]
 
 The sessions stream through the real provider (`OpenAIProvider` or
 `AnthropicProvider` on the official SDK client) from a local server in a child
@@ -25,6 +25,11 @@ prompt, a question, a tool call, its result, the answer) and streams one answer.
    process's event loop under the load; the client's CPU share over that phase is
    printed with it.
 
+`--baseline` then measures hand-written streams on the same SDK clients the same way:
+each session a list of the wire's message dicts, each turn one streamed SDK call whose
+text deltas are handed on as they arrive (the floor automata's figures compare with;
+its RSS can be understated by memory the automata side freed, so compare tracemalloc).
+
 The runs share the provider's clients: one SDK client per `--pool` sessions (each with
 a connection pool of that size), because the SDKs' HTTP client (httpx2; its pool is
 httpcore2's) scans all of a pool's connections whenever a request is assigned or
@@ -37,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import resource
 import statistics
@@ -44,11 +50,20 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automata.core import Agent, Message, Session, TextBlock, ToolResultBlock, ToolUseBlock
+from automata.core import (
+    Agent,
+    Message,
+    Session,
+    TextBlock,
+    TextEvent,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 SERVER = Path(__file__).with_name("_scale_server.py")
 TASK = "Summarise the forecast."
@@ -133,6 +148,100 @@ def agents(wire: str, url: str, count: int, pool: int) -> tuple[list[Agent[None]
     return made, closers
 
 
+class SDKSession:
+    """The baseline: a conversation kept by hand as the wire's dicts, one streamed SDK
+    call per turn, its text deltas handed on as they arrive."""
+
+    __slots__ = ("client", "messages", "wire")
+
+    def __init__(self, client: Any, wire: str, n: int) -> None:
+        self.client = client
+        self.wire = wire
+        call = {"id": f"call_{n}", "name": "weather", "input": {"city": f"City {n}"}}
+        answer = f"It is snowing in city {n}, minus {n % 9} degrees."
+        question = f"What's the weather in city {n}?"
+        if wire == "anthropic":
+            self.messages: list[dict[str, Any]] = [
+                {"role": "user", "content": question},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "Let me check."},
+                        {"type": "tool_use", **call},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": call["id"],
+                            "content": f"snow and -{n % 9}C",
+                        }
+                    ],
+                },
+                {"role": "assistant", "content": answer},
+            ]
+        else:
+            function = {"name": "weather", "arguments": json.dumps(call["input"])}
+            self.messages = [
+                {"role": "system", "content": "You answer briefly."},
+                {"role": "user", "content": question},
+                {
+                    "role": "assistant",
+                    "content": "Let me check.",
+                    "tool_calls": [{"id": call["id"], "type": "function", "function": function}],
+                },
+                {"role": "tool", "tool_call_id": call["id"], "content": f"snow and -{n % 9}C"},
+                {"role": "assistant", "content": answer},
+            ]
+
+    async def texts(self) -> AsyncIterator[str]:
+        self.messages.append({"role": "user", "content": TASK})
+        parts: list[str] = []
+        if self.wire == "anthropic":
+            events = await self.client.messages.create(
+                model="claude-scale",
+                max_tokens=256,
+                system="You answer briefly.",
+                messages=self.messages,
+                stream=True,
+            )
+            async for event in events:
+                if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                    parts.append(event.delta.text)
+                    yield event.delta.text
+        else:
+            chunks = await self.client.chat.completions.create(
+                model="gpt-scale",
+                messages=self.messages,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            async for chunk in chunks:
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        parts.append(choice.delta.content)
+                        yield choice.delta.content
+        self.messages.append({"role": "assistant", "content": "".join(parts)})
+
+
+async def automata_texts(session: Session[None]) -> AsyncIterator[str]:
+    """A session's streamed turn, its text events' text."""
+    async for event in session.stream(TASK):
+        if isinstance(event, TextEvent):
+            yield event.text
+
+
+@dataclass(frozen=True)
+class Side:
+    """How one side makes an idle session, and streams a turn of it."""
+
+    name: str
+    make: Callable[[int], Any]
+    texts: Callable[[Any], AsyncIterator[str]]
+
+
 @dataclass
 class Round:
     """What the consumers of one round saw: first deltas, then latencies after release."""
@@ -144,40 +253,34 @@ class Round:
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
-    async def consume(self, session: Session[None]) -> None:
+    def seen_first(self) -> None:
+        self.first_seen += 1
+        if self.first_seen == self.sessions:
+            self.all_first.set()
+
+    async def consume(self, texts: AsyncIterator[str]) -> None:
         first = True
         try:
-            async for event in session.stream(TASK):
-                text = getattr(event, "text", None)
-                if text is None:
-                    continue
+            async for text in texts:
                 seen = time.monotonic_ns()
                 if first:
                     first = False
-                    self.first_seen += 1
-                    if self.first_seen == self.sessions:
-                        self.all_first.set()
+                    self.seen_first()
                 elif self.released:
                     self.latencies.append((seen - int(text)) / 1e6)
         except Exception as exc:  # reported, so one failure does not hide the figures
             self.failures.append(f"{type(exc).__name__}: {exc}")
             if first:
-                self.first_seen += 1
-                if self.first_seen == self.sessions:
-                    self.all_first.set()
+                self.seen_first()
 
 
-async def hold_all(server: Server, sessions: list[Session[None]]) -> tuple[Round, list[Any]]:
+async def hold_all(server: Server, side: Side, sessions: list[Any]) -> tuple[Round, list[Any]]:
     """Start every session's stream and return once each has seen its first delta."""
     server.command("hold")
     round_ = Round(len(sessions))
-    tasks = [asyncio.create_task(round_.consume(s)) for s in sessions]
+    tasks = [asyncio.create_task(round_.consume(side.texts(s))) for s in sessions]
     await round_.all_first.wait()
     return round_, tasks
-
-
-def make_sessions(made: list[Agent[None]], count: int) -> list[Session[None]]:
-    return [made[n % len(made)].session(messages=transcript(n)) for n in range(count)]
 
 
 def per_session(grown: float, count: int) -> str:
@@ -187,6 +290,71 @@ def per_session(grown: float, count: int) -> str:
 def settle() -> None:
     gc.collect()
     gc.collect()
+
+
+async def measure(server: Server, side: Side, count: int, traced_count: int, rate: float) -> None:
+    """The three phases for one side, printed."""
+    base = rss()
+    idle = [side.make(n) for n in range(count)]
+    settle()
+    idle_rss = rss() - base
+    started = time.perf_counter()
+    round_, tasks = await hold_all(server, side, idle)
+    ramp = time.perf_counter() - started
+    settle()
+    running_rss = rss() - base
+    loads = os.getloadavg()
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    round_.released = True
+    server.command("go")
+    await asyncio.gather(*tasks)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    latencies = sorted(round_.latencies)
+    del idle, tasks
+    settle()
+
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    idle = [side.make(n) for n in range(traced_count)]
+    settle()
+    idle_py = tracemalloc.get_traced_memory()[0] - before
+    traced, tasks = await hold_all(server, side, idle)
+    settle()
+    running_py = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    server.command("go")
+    await asyncio.gather(*tasks)
+    del idle, tasks
+    settle()
+
+    print(f"{side.name}: {count} streams to their first delta in {ramp:.1f} s")
+    print(f"  memory per session    RSS ({count})  tracemalloc ({traced_count})")
+    print(
+        f"    idle (transcript)   {per_session(idle_rss, count)}     "
+        f"{per_session(idle_py, traced_count)}"
+    )
+    print(
+        f"    running (mid-stream){per_session(running_rss, count)}     "
+        f"{per_session(running_py, traced_count)}"
+    )
+    delivered = len(latencies)
+    print(
+        f"  event latency, server write -> consumer ({delivered} deltas; offered "
+        f"{rate:,.0f}/s, delivered {delivered / wall:,.0f}/s, "
+        f"client CPU {cpu / wall:.0%} of one core):"
+    )
+    if latencies:
+        p50 = statistics.median(latencies)
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        print(f"    p50 {p50:.2f} ms   p99 {p99:.2f} ms   max {latencies[-1]:.2f} ms")
+    print(
+        f"  client CPU per delta {cpu / max(delivered, 1) * 1e6:.0f} us (the runs' ends "
+        f"included); machine load average {loads[0]:.1f} on {os.cpu_count()} cores"
+    )
+    failures = round_.failures + traced.failures
+    if failures:
+        print(f"  {len(failures)} sessions failed, e.g. {failures[0]}")
 
 
 async def main() -> None:
@@ -204,6 +372,12 @@ async def main() -> None:
         default=2000,
         help="sessions measured again under tracemalloc (default 2000, at most --sessions)",
     )
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="then measure hand-written SDK streams the same way (its RSS can be understated "
+        "by memory the first side freed; compare tracemalloc)",
+    )
     options = parser.parse_args()
     count: int = options.sessions
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -214,8 +388,10 @@ async def main() -> None:
     try:
         # warm up every client (and every code path) with a few quick runs
         server.command("pace 0.001 2")
-        for agent in made:
+        for n, agent in enumerate(made):
             async for _ in agent.stream(TASK):
+                pass
+            async for _ in SDKSession(clients[n], options.wire, n).texts():
                 pass
         server.command(f"pace {options.interval} {options.deltas}")
         settle()
@@ -223,67 +399,23 @@ async def main() -> None:
             f"{count} sessions, {options.wire} wire, {len(made)} SDK clients of "
             f"{options.pool} connections; {options.deltas} deltas {options.interval} s apart"
         )
-
-        base = rss()
-        idle = make_sessions(made, count)
-        settle()
-        idle_rss = rss() - base
-        started = time.perf_counter()
-        round_, tasks = await hold_all(server, idle)
-        ramp = time.perf_counter() - started
-        settle()
-        running_rss = rss() - base
-        print(f"ramp: {count} streams to their first delta in {ramp:.1f} s")
-        loads = os.getloadavg()
-
-        wall, cpu = time.perf_counter(), time.process_time()
-        round_.released = True
-        server.command("go")
-        await asyncio.gather(*tasks)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        latencies = sorted(round_.latencies)
-        del idle, tasks
-        settle()
-
-        traced_count = min(count, options.traced)
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
-        idle = make_sessions(made, traced_count)
-        settle()
-        idle_py = tracemalloc.get_traced_memory()[0] - before
-        traced, tasks = await hold_all(server, idle)
-        settle()
-        running_py = tracemalloc.get_traced_memory()[0] - before
-        tracemalloc.stop()
-        server.command("go")
-        await asyncio.gather(*tasks)
-
-        print(f"memory per session    RSS ({count})  tracemalloc ({traced_count})")
-        print(
-            f"  idle (transcript)   {per_session(idle_rss, count)}     "
-            f"{per_session(idle_py, traced_count)}"
-        )
-        print(
-            f"  running (mid-stream){per_session(running_rss, count)}     "
-            f"{per_session(running_py, traced_count)}"
-        )
-        delivered = len(latencies)
-        print(
-            f"event latency under load, server write -> consumer ({delivered} deltas; "
-            f"offered {count / options.interval:,.0f}/s, delivered {delivered / wall:,.0f}/s, "
-            f"client CPU {cpu / wall:.0%} of one core):"
-        )
-        if latencies:
-            p50 = statistics.median(latencies)
-            p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-            print(f"  p50 {p50:.2f} ms   p99 {p99:.2f} ms   max {latencies[-1]:.2f} ms")
-        print(
-            f"  client CPU per delta {cpu / max(delivered, 1) * 1e6:.0f} us; machine load "
-            f"average {loads[0]:.1f} on {os.cpu_count()} cores when released"
-        )
-        failures = round_.failures + traced.failures
-        if failures:
-            print(f"{len(failures)} sessions failed, e.g. {failures[0]}")
+        sides = [
+            Side(
+                "automata",
+                lambda n: made[n % len(made)].session(messages=transcript(n)),
+                automata_texts,
+            )
+        ]
+        if options.baseline:
+            sides.append(
+                Side(
+                    "hand-written SDK streams",
+                    lambda n: SDKSession(clients[n % len(clients)], options.wire, n),
+                    SDKSession.texts,
+                )
+            )
+        for side in sides:
+            await measure(server, side, count, min(count, options.traced), count / options.interval)
     finally:
         for client in clients:
             await client.close()
