@@ -292,7 +292,32 @@ def settle() -> None:
     gc.collect()
 
 
-async def measure(server: Server, side: Side, count: int, traced_count: int, rate: float) -> None:
+class Pauses:
+    """The garbage collector's pauses while it is installed (`gc.callbacks`)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: list[tuple[int, float]] = []
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.pauses.append((info["generation"], time.perf_counter() - self.started))
+
+    def summary(self) -> str:
+        full = [seconds for generation, seconds in self.pauses if generation == 2]
+        total = sum(seconds for _, seconds in self.pauses)
+        longest = max((seconds for _, seconds in self.pauses), default=0.0)
+        return (
+            f"{len(self.pauses)} collections ({len(full)} full) took {total:.2f} s, "
+            f"the longest {longest * 1e3:.0f} ms"
+        )
+
+
+async def measure(
+    server: Server, side: Side, count: int, traced_count: int, interval: float, deltas: int
+) -> None:
     """The three phases for one side, printed."""
     base = rss()
     idle = [side.make(n) for n in range(count)]
@@ -305,11 +330,14 @@ async def measure(server: Server, side: Side, count: int, traced_count: int, rat
     running_rss = rss() - base
     loads = os.getloadavg()
 
+    pauses = Pauses()
+    gc.callbacks.append(pauses)
     wall, cpu = time.perf_counter(), time.process_time()
     round_.released = True
     server.command("go")
     await asyncio.gather(*tasks)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    gc.callbacks.remove(pauses)
     latencies = sorted(round_.latencies)
     del idle, tasks
     settle()
@@ -340,8 +368,9 @@ async def measure(server: Server, side: Side, count: int, traced_count: int, rat
     )
     delivered = len(latencies)
     print(
-        f"  event latency, server write -> consumer ({delivered} deltas; offered "
-        f"{rate:,.0f}/s, delivered {delivered / wall:,.0f}/s, "
+        f"  event latency, server write -> consumer ({delivered} deltas, "
+        f"{count / interval:,.0f}/s offered; the phase took {wall:.1f} s, "
+        f"{(deltas + 1) * interval:.0f} s if the client keeps up; "
         f"client CPU {cpu / wall:.0%} of one core):"
     )
     if latencies:
@@ -352,6 +381,7 @@ async def measure(server: Server, side: Side, count: int, traced_count: int, rat
         f"  client CPU per delta {cpu / max(delivered, 1) * 1e6:.0f} us (the runs' ends "
         f"included); machine load average {loads[0]:.1f} on {os.cpu_count()} cores"
     )
+    print(f"  garbage collector over that phase: {pauses.summary()}")
     failures = round_.failures + traced.failures
     if failures:
         print(f"  {len(failures)} sessions failed, e.g. {failures[0]}")
@@ -415,7 +445,8 @@ async def main() -> None:
                 )
             )
         for side in sides:
-            await measure(server, side, count, min(count, options.traced), count / options.interval)
+            traced = min(count, options.traced)
+            await measure(server, side, count, traced, options.interval, options.deltas)
     finally:
         for client in clients:
             await client.close()
