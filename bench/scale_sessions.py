@@ -22,8 +22,9 @@ prompt, a question, a tool call, its result, the answer) and streams one answer.
    delta's text, and the client reads the same clock (CLOCK_MONOTONIC is one clock per
    machine), so the figure is the socket write, the kernel's loopback, the SDK's
    parsing, the provider, the loop and the stream queue, and the wait for this
-   process's event loop under the load; the client's CPU share over that phase is
-   printed with it.
+   process's event loop under the load. Printed with it: the phase's wall time beside
+   an unloaded client's, the client's CPU share and CPU per delta, and the garbage
+   collector's pauses over the phase.
 
 `--baseline` then measures hand-written streams on the same SDK clients the same way:
 each session a list of the wire's message dicts, each turn one streamed SDK call whose
