@@ -294,25 +294,31 @@ def settle() -> None:
 
 
 class Pauses:
-    """The garbage collector's pauses while it is installed (`gc.callbacks`)."""
+    """The garbage collector's pauses while it is installed (`gc.callbacks`): wall
+    time, and this process's CPU time (the same on a machine other work shares)."""
 
     def __init__(self) -> None:
-        self.started = 0.0
-        self.pauses: list[tuple[int, float]] = []
+        self.started = (0.0, 0.0)
+        self.pauses: list[tuple[int, float, float]] = []
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self.started = time.perf_counter()
+            self.started = (time.perf_counter(), time.process_time())
         else:
-            self.pauses.append((info["generation"], time.perf_counter() - self.started))
+            wall, cpu = self.started
+            self.pauses.append(
+                (info["generation"], time.perf_counter() - wall, time.process_time() - cpu)
+            )
 
     def summary(self) -> str:
-        full = [seconds for generation, seconds in self.pauses if generation == 2]
-        total = sum(seconds for _, seconds in self.pauses)
-        longest = max((seconds for _, seconds in self.pauses), default=0.0)
+        full = [pause for pause in self.pauses if pause[0] == 2]
+        wall = sum(pause[1] for pause in self.pauses)
+        cpu = sum(pause[2] for pause in self.pauses)
+        longest = max(self.pauses, key=lambda pause: pause[1], default=(0, 0.0, 0.0))
         return (
-            f"{len(self.pauses)} collections ({len(full)} full) took {total:.2f} s, "
-            f"the longest {longest * 1e3:.0f} ms"
+            f"{len(self.pauses)} collections ({len(full)} full) took {cpu:.2f} s of CPU "
+            f"({wall:.2f} s wall); the longest {longest[2] * 1e3:.0f} ms of CPU "
+            f"({longest[1] * 1e3:.0f} ms wall)"
         )
 
 
