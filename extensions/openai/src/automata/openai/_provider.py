@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Unpack
+import warnings
+from typing import Any, Final, Literal, Unpack
+
+import httpx2
 
 from automata.core.providers import (
     ModelRequest,
+    ModelResponse,
     ProviderError,
     SDKOptions,
     SDKProvider,
+    SSEStream,
+    StreamAssembler,
+    encode_body,
+    post_raw,
+    raw_post_problem,
+    read_reply,
 )
 from automata.openai._errors import vendor_error
+from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
 from automata.openai._wire import (
     PROVIDER,
     StreamAccumulator,
@@ -19,8 +30,21 @@ from automata.openai._wire import (
     response_from,
 )
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 __all__ = ["OpenAIProvider"]
+
+_PATH: Final = "/chat/completions"
+"""Where `chat.completions.create` posts (relative to the client's base URL)."""
+_OPTIONS: Final = {"security": {"bearer_auth": True}}
+"""The request options `chat.completions.create` passes: the API key as a bearer token."""
+
+
+def _sdk_response(data: Any) -> ModelResponse:
+    """A reply's JSON read through the SDK's `ChatCompletion` model, as
+    `chat.completions.create` reads it (a body that is not an object is handed on as
+    it is)."""
+    return response_from(ChatCompletion.construct(**data) if isinstance(data, dict) else data)
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
@@ -40,6 +64,13 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     predate `max_completion_tokens`), `stream_usage` (off for servers that reject
     `stream_options`). `reasoning_effort`, when set, is sent on every call; otherwise
     a `thinking_budget` is translated into an effort (see docs/providers.md).
+
+    `fast_path` (default on) sends the request body it builds through the SDK
+    client's `post` and reads the reply's JSON and server-sent events straight into
+    blocks, skipping the SDK's parameter transformation and response models (the
+    same blocks, usage and errors, for less client CPU). `fast_path=False`, or a
+    client whose SDK no longer takes those requests (it warns then), goes through
+    `chat.completions.create` and the SDK's models instead.
     """
 
     provider_name = PROVIDER
@@ -59,9 +90,21 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
         reasoning_effort: ReasoningEffort | None = None,
         stream_usage: bool = True,
+        fast_path: bool = True,
         **options: Unpack[SDKOptions],
     ) -> None:
         super().__init__(model, client=client, **options)
+        if fast_path:
+            problem = raw_post_problem(self.client)
+            if problem is not None:
+                warnings.warn(
+                    f"OpenAIProvider: calls go through chat.completions.create: {problem}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                fast_path = False
+        self.fast_path = fast_path
+        """Whether calls skip the SDK's parameter transformation and models."""
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
@@ -86,10 +129,28 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         return streamed
 
     async def send(self, params: dict[str, Any]) -> Any:
-        return await self.client.chat.completions.create(**params)
+        if not self.fast_path:
+            return await self.client.chat.completions.create(**params)
+        stream = bool(params.get("stream"))
+        response = await post_raw(
+            self.client,
+            _PATH,
+            encode_body(params),
+            response_class=httpx2.Response,
+            stream=stream,
+            options=_OPTIONS,
+        )
+        if stream:
+            return SSEStream(response, stream_decoder(response))
+        return response
 
-    parse_response = staticmethod(response_from)
-    new_assembler = StreamAccumulator
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        if not self.fast_path:
+            return response_from(raw)
+        return read_reply(raw, response_from_json, _sdk_response)
+
+    def new_assembler(self) -> StreamAssembler:
+        return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

@@ -53,6 +53,19 @@ Optional hooks: `new_client` and `adopt_client` (default: through `client_class`
 options the vendor does not take), `completes_by_streaming` (default: never) and
 `has_credentials` (default: `api_key` or the `api_key_env` variable is set).
 
+## Skipping the SDK's models (the fast path)
+
+An SDK's parameter transformation and response models cost more client CPU than the
+rest of a call. A provider on a Stainless-generated SDK (Anthropic's, OpenAI's) can
+keep the SDK's client (auth, base URL, headers, timeouts, error types) and skip them:
+`send` posts `encode_body(params)` with `post_raw` (the SDK's documented
+`client.post(path, cast_to=httpx.Response, ...)`), `parse_response` reads the reply's
+JSON with `read_reply` (a reply of the wrong shape is read again through the SDK's
+models, so it fails exactly as on the SDK's path), and a stream is an `SSEStream`
+over the response, whose `decode` turns each event into what the assembler reads.
+`raw_post_problem(client)` says whether the client's `post` still takes what
+`post_raw` passes; when it does not, the provider keeps the SDK's own calls.
+
 Then test it against a local server speaking the vendor's wire format, with the
 provider conformance suite (`automata.core.testing.conformance`); see
 docs/providers.md.
@@ -90,7 +103,17 @@ from automata.core._provider import (
     ToolCallDelta,
     ToolSpec,
 )
+from automata.core._raw import (
+    RAW_POST_PARAMETERS,
+    RawResponse,
+    encode_body,
+    post_raw,
+    raw_post_problem,
+    read_reply,
+    reply_data,
+)
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
+from automata.core._sse import SKIP, RawStreamResponse, SSEStream
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
@@ -98,6 +121,8 @@ __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_RETRY_STATUSES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
+    "RAW_POST_PARAMETERS",
+    "SKIP",
     "TAIL_GRACE",
     "Block",
     "CallOptions",
@@ -112,11 +137,14 @@ __all__ = [
     "ProviderStreamItem",
     "ProviderTimeoutError",
     "RawBlock",
+    "RawResponse",
+    "RawStreamResponse",
     "RetryPolicy",
     "SDKClient",
     "SDKOptions",
     "SDKProvider",
     "SDKStream",
+    "SSEStream",
     "StopReason",
     "StreamAssembler",
     "TextBlock",
@@ -128,7 +156,12 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
+    "encode_body",
     "parse_retry_after",
+    "post_raw",
+    "raw_post_problem",
+    "read_reply",
+    "reply_data",
     "retry",
 ]
 

@@ -1,0 +1,120 @@
+"""Server-sent events read straight from an HTTP response's bytes, for providers that
+skip their SDK's stream objects (see `automata.core.providers.SSEStream`)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Final, Protocol
+
+__all__ = ["SKIP", "RawStreamResponse", "SSEStream"]
+
+
+class _Skip:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SKIP"
+
+
+SKIP: Final = _Skip()
+"""What an `SSEStream`'s `decode` returns for an event that carries nothing to hand on
+(a ping, a comment-only event, anything after the end marker)."""
+
+
+class RawStreamResponse(Protocol):
+    """What `SSEStream` needs of an HTTP response: its body in chunks, and a way to
+    release it (an `httpx.Response` opened with `stream=True` has both)."""
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+    def aclose(self) -> Awaitable[None]: ...
+
+
+class SSEStream:
+    """The events of a `text/event-stream` body, each passed through `decode`.
+
+    It reads the body as the WHATWG event-stream rules (and both official SDKs'
+    decoders) do: lines end in `\\n`, `\\r\\n` or `\\r`; a blank line ends an event; a
+    line starting with `:` is a comment; `event:` names the event and every `data:`
+    line adds one line to its data (one leading space after the colon is dropped);
+    other fields (`id`, `retry`, unknown ones) are ignored. An event with neither a
+    name nor data is not an event. An event the body ends in the middle of (no blank
+    line after it) is dropped, as the SDKs drop it.
+
+    `decode(event, data)` gets each event's name (None when it has none) and its data
+    (UTF-8 text), and returns the item to hand on, or `SKIP`; what it raises
+    propagates from `__anext__`. Invalid UTF-8 raises `UnicodeDecodeError`. It is an
+    `SDKStream`: `__anext__` raises `StopAsyncIteration` at the end of the body, and
+    `close()` releases the response.
+    """
+
+    __slots__ = ("_buffer", "_chunks", "_data", "_decode", "_event", "_ready", "response")
+
+    def __init__(
+        self, response: RawStreamResponse, decode: Callable[[str | None, str], Any]
+    ) -> None:
+        self.response = response
+        self._chunks = response.aiter_bytes()
+        self._decode = decode
+        self._ready: deque[tuple[str | None, str]] = deque()
+        self._buffer = b""
+        self._event: bytes | None = None
+        self._data: list[bytes] = []
+
+    def __aiter__(self) -> SSEStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        ready = self._ready
+        decode = self._decode
+        while True:
+            while ready:
+                event, data = ready.popleft()
+                item = decode(event, data)
+                if item is not SKIP:
+                    return item
+            chunk = await self._chunks.__anext__()
+            if chunk:
+                self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        buffer = self._buffer + chunk if self._buffer else chunk
+        if b"\r" in buffer:
+            # A `\r` at the very end may be the first half of `\r\n`: keep it back.
+            held = buffer.endswith(b"\r")
+            if held:
+                buffer = buffer[:-1]
+            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = buffer.split(b"\n")
+            self._buffer = lines.pop() + (b"\r" if held else b"")
+        else:
+            lines = buffer.split(b"\n")
+            self._buffer = lines.pop()
+        data = self._data
+        for line in lines:
+            if not line:
+                event = self._event
+                if event is not None or data:
+                    self._ready.append(
+                        (
+                            None if event is None else event.decode(),
+                            b"\n".join(data).decode() if data else "",
+                        )
+                    )
+                    self._event = None
+                    data = self._data = []
+                continue
+            name, _, value = line.partition(b":")
+            if value[:1] == b" ":
+                value = value[1:]
+            if name == b"data":
+                data.append(value)
+            elif name == b"event":
+                self._event = value
+            # A comment (empty name), `id`, `retry` or an unknown field: ignored.
+
+    async def close(self) -> None:
+        """Release the response (its connection goes back to the pool when the body
+        was read to its end)."""
+        await self.response.aclose()
