@@ -22,6 +22,7 @@ from automata.anthropic._reading import (
     _TEXT_FIELDS,
     _TEXT_TYPES,
     StreamAccumulator,
+    _count,
     _data,
     _fold,
     _modelled,
@@ -39,11 +40,26 @@ from automata.core.providers import (
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
+    Usage,
 )
 
-__all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder"]
+__all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
 
 _IGNORED_EVENTS: Final = frozenset({"ping"})
+
+
+def usage_from_json(raw: object) -> Usage:
+    """`usage_from` for a `usage` object read from JSON, without its generic field
+    lookups when the object itemizes no iterations (the common case)."""
+    if type(raw) is not dict or raw.get("iterations"):
+        return usage_from(raw)
+    get = raw.get
+    return Usage(
+        input_tokens=_count(get("input_tokens")),
+        output_tokens=_count(get("output_tokens")),
+        cache_read_tokens=_count(get("cache_read_input_tokens")),
+        cache_write_tokens=_count(get("cache_creation_input_tokens")),
+    )
 
 
 def response_from_json(data: dict[str, Any]) -> ModelResponse:
@@ -57,7 +73,7 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
     return ModelResponse(
         message=Message(role="assistant", content=content),
         stop_reason=map_stop_reason(raw_stop),
-        usage=usage_from(data.get("usage")),
+        usage=usage_from_json(data.get("usage")),
         raw_stop_reason=raw_stop,
         model=data.get("model") or "",
     )

@@ -49,7 +49,7 @@ class SSEStream:
     `close()` releases the response.
     """
 
-    __slots__ = ("_buffer", "_chunks", "_data", "_decode", "_event", "_ready", "response")
+    __slots__ = ("_buffer", "_chunks", "_decode", "_ready", "response")
 
     def __init__(
         self, response: RawStreamResponse, decode: Callable[[str | None, str], Any]
@@ -59,8 +59,6 @@ class SSEStream:
         self._decode = decode
         self._ready: deque[tuple[str | None, str]] = deque()
         self._buffer = b""
-        self._event: bytes | None = None
-        self._data: list[bytes] = []
 
     def __aiter__(self) -> SSEStream:
         return self
@@ -86,35 +84,49 @@ class SSEStream:
             if held:
                 buffer = buffer[:-1]
             buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            lines = buffer.split(b"\n")
-            self._buffer = lines.pop() + (b"\r" if held else b"")
+            blocks = buffer.split(b"\n\n")
+            self._buffer = blocks.pop() + (b"\r" if held else b"")
         else:
-            lines = buffer.split(b"\n")
-            self._buffer = lines.pop()
-        data = self._data
-        for line in lines:
-            if not line:
-                event = self._event
-                if event is not None or data:
-                    self._ready.append(
-                        (
-                            None if event is None else event.decode(),
-                            b"\n".join(data).decode() if data else "",
-                        )
-                    )
-                    self._event = None
-                    data = self._data = []
+            blocks = buffer.split(b"\n\n")
+            self._buffer = blocks.pop()
+        ready = self._ready
+        for block in blocks:
+            # One event's lines. The usual shapes (`event: x` then `data: y`, or one
+            # `data: y`) are read without splitting the block into lines.
+            if block.startswith(b"data: ") and b"\n" not in block:
+                ready.append((None, block[6:].decode()))
                 continue
+            if block.startswith(b"event: "):
+                name, _, rest = block.partition(b"\n")
+                if rest.startswith(b"data: ") and b"\n" not in rest:
+                    ready.append((name[7:].decode(), rest[6:].decode()))
+                    continue
+            self._lines(block)
+
+    def _lines(self, block: bytes) -> None:
+        """One event's lines, read field by field (the general case)."""
+        event: bytes | None = None
+        data: list[bytes] = []
+        for line in block.split(b"\n"):
             name, _, value = line.partition(b":")
             if value[:1] == b" ":
                 value = value[1:]
             if name == b"data":
                 data.append(value)
             elif name == b"event":
-                self._event = value
+                event = value
             # A comment (empty name), `id`, `retry` or an unknown field: ignored.
+        if event is not None or data:
+            self._ready.append(
+                (None if event is None else event.decode(), b"\n".join(data).decode())
+            )
 
     async def close(self) -> None:
         """Release the response (its connection goes back to the pool when the body
         was read to its end)."""
-        await self.response.aclose()
+        chunks: Any = self._chunks
+        try:
+            if hasattr(chunks, "aclose"):
+                await chunks.aclose()
+        finally:
+            await self.response.aclose()
