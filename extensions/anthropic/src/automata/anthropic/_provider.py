@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, Unpack
 
 import httpx2
 
-from anthropic import AsyncAnthropic
+from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
 from anthropic.types import Message as SDKMessage
 from automata.anthropic._errors import vendor_error
 from automata.anthropic._fast_reading import (
@@ -39,6 +39,9 @@ __all__ = ["AnthropicProvider"]
 _NON_STREAMING_MAX_TOKENS: Final = 21_333
 _PATH: Final = "/v1/messages"
 """Where `messages.create` posts (relative to the client's base URL)."""
+_NON_STREAMING_OPTIONS: Final = {"timeout": DEFAULT_TIMEOUT}
+"""What `messages.create` passes for a non-streaming call on a client left at the
+default timeout (the timeout it allows such a call: the same ten minutes)."""
 
 
 def fast_path_problem(client: AsyncAnthropic) -> str | None:
@@ -176,8 +179,18 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         if extra:
             del body["extra_body"]
         stream = bool(body.get("stream"))
+        options = (
+            _NON_STREAMING_OPTIONS
+            if not stream and self.client.timeout == DEFAULT_TIMEOUT
+            else None
+        )
         response = await post_raw(
-            self.client, _PATH, encode_body(body), response_class=httpx2.Response, stream=stream
+            self.client,
+            _PATH,
+            encode_body(body),
+            response_class=httpx2.Response,
+            stream=stream,
+            options=options,
         )
         if stream:
             return SSEStream(response, stream_decoder(self.client, response))

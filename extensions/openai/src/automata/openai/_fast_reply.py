@@ -129,7 +129,8 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
                 # Another kind of call (a custom tool's): kept as received.
                 reply.raw.append(RawBlock(provider=PROVIDER, data=dict(call)))
                 continue
-            call["function"]  # noqa: B018 - a function call without one is the SDK's to refuse
+            if "function" not in call:  # the SDK's reading decides what that raises
+                raise malformed("a function tool call without its function")
             pending = _JsonCall()
             pending.read(call)
             reply.calls[position] = pending

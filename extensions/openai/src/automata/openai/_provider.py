@@ -46,6 +46,7 @@ def _sdk_response(data: Any) -> ModelResponse:
     it is)."""
     return response_from(ChatCompletion.construct(**data) if isinstance(data, dict) else data)
 
+
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 

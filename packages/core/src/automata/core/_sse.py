@@ -72,7 +72,12 @@ class SSEStream:
                 item = decode(event, data)
                 if item is not SKIP:
                     return item
-            chunk = await self._chunks.__anext__()
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                if not self._buffer.endswith(b"\r"):
+                    raise
+                chunk = b"\n"  # the body ended on a `\r` held back: it ended a line
             if chunk:
                 self._feed(chunk)
 
