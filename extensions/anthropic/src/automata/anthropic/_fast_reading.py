@@ -170,6 +170,13 @@ class JsonStreamAccumulator(StreamAccumulator):
                 raise ProviderError(
                     f"{PROVIDER}: a content_block_delta without a delta object", provider=PROVIDER
                 )
+            if pending.kind == "text" and delta.get("type") == "text_delta":
+                text = delta.get("text")  # the most common event, read inline
+                if type(text) is str:
+                    if not text:
+                        return _NOTHING
+                    pending.parts.append(text)
+                    return (TextDelta(text),)
             return self._json_delta(pending, delta)
         if kind == "content_block_start":
             pending = _Pending(_data(event.get("content_block")))

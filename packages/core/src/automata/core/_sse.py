@@ -46,7 +46,8 @@ class SSEStream:
     (UTF-8 text), and returns the item to hand on, or `SKIP`; what it raises
     propagates from `__anext__`. Invalid UTF-8 raises `UnicodeDecodeError`. It is an
     `SDKStream`: `__anext__` raises `StopAsyncIteration` at the end of the body, and
-    `close()` releases the response.
+    `close()` releases the response; `buffered()` hands on an item already read off
+    the connection without awaiting (`SDKProvider` reads those outside its timers).
     """
 
     __slots__ = ("_buffer", "_chunks", "_decode", "_ready", "response")
@@ -80,6 +81,18 @@ class SSEStream:
                 chunk = b"\n"  # the body ended on a `\r` held back: it ended a line
             if chunk:
                 self._feed(chunk)
+
+    def buffered(self) -> Any:
+        """The next item from what was already read off the connection, without
+        waiting, or `SKIP` when reading on needs the network (`__anext__`)."""
+        ready = self._ready
+        decode = self._decode
+        while ready:
+            event, data = ready.popleft()
+            item = decode(event, data)
+            if item is not SKIP:
+                return item
+        return SKIP
 
     def _feed(self, chunk: bytes) -> None:
         buffer = self._buffer + chunk if self._buffer else chunk

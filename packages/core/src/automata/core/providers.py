@@ -204,7 +204,9 @@ class SDKClient(Protocol):
 
 class SDKStream(Protocol):
     """What the base needs of the stream an SDK call returns: the next event, and a
-    way to release the HTTP response."""
+    way to release the HTTP response. A stream that also has `buffered()` (the next
+    event already received, or `SKIP`; `SSEStream` has it) gets those events read
+    without a timed wait each."""
 
     def __anext__(self) -> Awaitable[Any]: ...
 
@@ -584,6 +586,8 @@ class SDKProvider(ABC, Generic[ClientT]):
         feed = assembler.feed
         begin, end = watch.begin, watch.end
         next_event = stream.__anext__
+        # An event already read off the connection is handed on without a timed wait.
+        buffered: Callable[[], Any] | None = getattr(stream, "buffered", None)
         if assembler.finished:
             watch.set_tail()
         try:
@@ -593,16 +597,18 @@ class SDKProvider(ABC, Generic[ClientT]):
             # goes back to the pool instead of being closed with bytes unread.
             while not opened.ended:
                 try:
-                    begin()  # `watch.read(next_event)`, inline: one coroutine less an event
-                    try:
-                        event = await next_event()
-                    except asyncio.CancelledError:
-                        expired = watch.expired()
-                        if expired is None:
-                            raise
-                        raise expired from None
-                    finally:
-                        end()
+                    event = SKIP if buffered is None else buffered()
+                    if event is SKIP:
+                        begin()  # `watch.read(next_event)`, inline: one coroutine less
+                        try:
+                            event = await next_event()
+                        except asyncio.CancelledError:
+                            expired = watch.expired()
+                            if expired is None:
+                                raise
+                            raise expired from None
+                        finally:
+                            end()
                     deltas = feed(event)
                     if assembler.finished:
                         watch.set_tail()
