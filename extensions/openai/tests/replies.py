@@ -67,6 +67,9 @@ def stream_events(body: dict[str, Any], *, include_usage: bool = True) -> list[b
             events.extend(_chunk(body, {key: part}) for part in halves(message[key]))
     for part in halves(message.get("content") or ""):
         events.append(_chunk(body, {"content": part}))
+    if message.get("annotations"):
+        # Sent on a delta of their own once the text that cites them is out.
+        events.append(_chunk(body, {"annotations": message["annotations"]}))
     for part in halves(message.get("refusal") or ""):
         events.append(_chunk(body, {"refusal": part}))
     for index, call in enumerate(message.get("tool_calls") or []):

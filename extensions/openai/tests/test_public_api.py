@@ -7,6 +7,7 @@ import automata.openai
 
 def test_the_public_names_are_pinned() -> None:
     expected = ["DEFAULT_RETRY_STATUSES", "ERROR_PREFIX", "FINISH_REASONS", "OpenAIProvider"]
+    expected.append("OpenAIResponsesProvider")
     assert automata.openai.__all__ == [*expected, "map_finish_reason"]
 
 

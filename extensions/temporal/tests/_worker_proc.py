@@ -57,7 +57,7 @@ def crash_agent(folder: Path) -> Agent:
             return tool_calls(
                 tool_call("c1", "charge", amount=5), tool_call("c2", "lookup", item="tea")
             )
-        return " | ".join(block.text for block in last.content if hasattr(block, "text"))
+        return " | ".join(block.text or "" for block in last.content if hasattr(block, "text"))
 
     return Agent(
         FunctionProvider(model, streaming=False),

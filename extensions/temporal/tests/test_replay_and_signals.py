@@ -21,12 +21,11 @@ from automata.temporal import (
     WORKFLOW_NAME,
     AgentRegistry,
     AgentRunRequest,
-    AgentWorkflow,
     Decision,
     RecordedEvent,
     TemporalAgent,
+    agent_replayer,
     agent_worker,
-    sandbox_runner,
     start_agent_run,
 )
 from automata.temporal.testing import SkipTime
@@ -67,12 +66,12 @@ async def finished_run(client: Client, fresh: Callable[[str], str]) -> WorkflowH
 async def test_a_recorded_history_replays_in_the_sandbox(
     client: Client, fresh: Callable[[str], str]
 ) -> None:
-    """TP2: a finished run's history replays with the SDK's `Replayer` and the agent
-    workflow, sandboxed: the workflow code is deterministic."""
+    """TP2: a finished run's history replays with the SDK's `Replayer` (`agent_replayer`:
+    the agent workflow, sandboxed, with the registry): the workflow code, the core loop
+    included, is deterministic."""
     handle = await finished_run(client, fresh)
     history = await handle.fetch_history()
-    replayer = Replayer(workflows=[AgentWorkflow], workflow_runner=sandbox_runner())
-    replayed = await replayer.replay_workflow(history)
+    replayed = await agent_replayer(AgentRegistry({"adder": adder})).replay_workflow(history)
     assert replayed.replay_failure is None
 
 

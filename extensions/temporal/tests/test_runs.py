@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 from temporalio.client import Client, WorkflowFailureError
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ApplicationError
 
 from automata.core import (
     Agent,
@@ -50,7 +50,7 @@ def answer_after_tools(request: ModelRequest) -> Message | str:
             tool_call("c3", "add", a="x", b=1),
             tool_call("c4", "explode"),
         )
-    return "saw: " + " | ".join(b.text for b in last.content if hasattr(b, "text"))
+    return "saw: " + " | ".join(b.text or "" for b in last.content if hasattr(b, "text"))
 
 
 def registry_of(**agents: Callable[[], Agent] | TemporalAgent) -> AgentRegistry:
@@ -97,12 +97,13 @@ async def test_the_transcript_and_events_can_be_queried_after_the_run(
     client: Client, fresh: Callable[[str], str]
 ) -> None:
     """TP7: the `transcript` query is the run's `dump_messages` document; `events` lists
-    each reply's text and each call and result, in order, which `query_events` gives as
-    stream events a `StreamAccumulator` folds."""
+    each reply's text and each call and result, in order, named for the agent as in
+    process, which `query_events` gives as stream events a `StreamAccumulator` folds."""
     registry = registry_of(
         calc=lambda: Agent(
             ScriptedProvider([tool_calls(tool_call("c1", "add", a=1, b=1)), "two"]),
             tools=[add],
+            name="calc",
         )
     )
     queue = fresh("q")
@@ -152,8 +153,9 @@ async def test_an_unknown_agent_fails_the_run_without_retrying(
         with pytest.raises(WorkflowFailureError) as failure:
             await handle.result()
     cause = failure.value.cause
-    assert isinstance(cause, ActivityError)
-    assert "no agent registered as 'nope' (registered: known)" in str(cause.cause)
+    assert isinstance(cause, ApplicationError)
+    assert cause.message == "no agent registered as 'nope' (registered: known)"
+    assert cause.non_retryable
 
 
 async def test_a_transient_provider_error_is_retried_by_temporal(

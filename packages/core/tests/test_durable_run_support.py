@@ -6,8 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from automata.core import Agent, ArgumentTypeError, Message, ModelStep, ToolContext, tool
-from automata.core.testing import ScriptedProvider, tool_call, tool_calls
+from automata.core import (
+    Agent,
+    ArgumentTypeError,
+    Handoff,
+    Message,
+    ModelStep,
+    ToolContext,
+    tool,
+)
+from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
 
 async def test_iter_runs_under_the_invocation_id_it_is_given() -> None:
@@ -60,3 +68,34 @@ def test_tools_are_not_idempotent_unless_they_say_so() -> None:
     assert tool(lookup, idempotent=True).idempotent is True
     assert tool(idempotent=True, retries=2)(lookup).idempotent is True
     assert tool(idempotent=True, retries=2)(lookup).retries == 2
+
+
+async def test_replace_gives_an_agent_with_other_parts_and_leaves_the_original() -> None:
+    """L91: `replace` swaps the provider and the whole tool list (a `Handoff` in it is a
+    handoff again); the prompt and the rest are the original's, which is unchanged."""
+
+    @tool
+    def real(x: int) -> str:
+        """Real."""
+        return f"real {x}"
+
+    @tool(name="real")
+    def stand_in(x: int) -> str:
+        """Stand-in."""
+        return f"stand-in {x}"
+
+    helper = Agent(ScriptedProvider(["helped"]), name="helper")
+    original = Agent(
+        ScriptedProvider(["never"]), system_prompt="Be brief.", tools=[real], handoffs=[helper]
+    )
+    (handoff,) = [t for t in original.tools if isinstance(t, Handoff)]
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "real", x=2)), "done"])
+    copy = original.replace(provider=provider, tools=[stand_in, handoff])
+    result = await copy.run("go")
+    assert tool_results(result.messages) == [("c1", "stand-in 2", False)]
+    assert provider.requests[0].messages[0].text == "Be brief."
+    assert [spec.name for spec in provider.requests[0].tools] == ["real", "transfer_to_helper"]
+    assert original.tools[0] is real
+    assert original.provider is not provider
+    handed = ScriptedProvider([tool_calls(tool_call("h1", "transfer_to_helper")), "x"])
+    assert (await original.replace(provider=handed).run("go")).output == "helped"

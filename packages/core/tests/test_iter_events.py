@@ -160,7 +160,7 @@ async def test_a_callback_that_raises_stops_the_run_at_the_next_step_boundary() 
     assert len(provider.requests) == 1
     last = session.messages[-1]
     assert last.role == "tool"
-    assert "canceled" in last.content[0].text  # type: ignore[union-attr]
+    assert "canceled" in last.content[0].text  # type: ignore[union-attr,operator]
     with pytest.raises(RuntimeError):
         _ = steps.result
 

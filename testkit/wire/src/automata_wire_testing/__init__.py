@@ -4,7 +4,8 @@ member that is never published).
 A local HTTP server that plays back scripted vendor replies (`WireServer`), the SSE
 encodings vendors use, recorded traffic loaded as replies, and pytest fixtures for
 provider tests (`automata_wire_testing.fixtures`). What is vendor-specific (the JSON
-and SSE shapes of each API) stays with each extension's tests.
+and SSE shapes of each API) stays with each extension's tests, except the Responses
+wire (`automata_wire_testing.responses`), which `bench/` speaks too.
 """
 
 from automata_wire_testing._calls import (

@@ -5,7 +5,7 @@ SDK's real transport, JSON encoding and SSE decoding. Each reply is JSON or a
 `text/event-stream` body sent event by event; a reply can also drop the connection
 part-way, stall (with or without keepalives) until the server is reset, and the
 server can hold one request in flight until released (for cancellation tests).
-Every request body it receives is recorded.
+Every request body it receives is recorded (for a GET, its query parameters).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ Responder = Reply | Callable[[dict[str, Any]], Reply]
 
 @dataclass(frozen=True)
 class Received:
-    """A request as the server saw it."""
+    """A request as the server saw it; `body` is a GET's query parameters."""
 
     path: str
     headers: dict[str, str]
@@ -206,6 +206,8 @@ class WireServer:
     async def _handle(self, request: Request) -> Response:
         raw = await request.body()
         body = json.loads(raw) if raw else {}
+        if request.method == "GET":  # a GET's query parameters stand for its body
+            body = dict(request.query_params)
         path = request.url.path
         if self._record:
             self.received.append(Received(path, dict(request.headers), body))

@@ -13,7 +13,9 @@ from typing import Any, ClassVar
 import pytest
 
 from automata.core.providers import (
+    Embedder,
     Message,
+    ModelCatalog,
     ModelRequest,
     ModelResponse,
     ProviderError,
@@ -32,7 +34,8 @@ ASK = ModelRequest(
 
 
 class LiveSuite(ABC):
-    """Live answers, streamed and not, with usage; a bad key is refused as a 401."""
+    """Live answers, streamed and not, with usage; a bad key is refused as a 401; the
+    model list and embeddings, for a provider that has them."""
 
     invalid_key: ClassVar[str]
     ask: ClassVar[ModelRequest] = ASK
@@ -64,3 +67,20 @@ class LiveSuite(ABC):
                 await provider.complete(self.ask)
         assert caught.value.status == 401
         assert not caught.value.retryable
+
+    async def test_live_model_list_reads_back_by_id(self) -> None:
+        async with self.new_provider() as provider:
+            if not isinstance(provider, ModelCatalog):
+                pytest.skip(f"{type(provider).__name__} has no model catalog")
+            models = await provider.list_models()
+            first = await provider.get_model(models[0].id)
+        assert first.id == models[0].id
+        assert len({model.id for model in models}) == len(models)
+
+    async def test_live_embeddings_give_one_vector_a_text(self) -> None:
+        async with self.new_provider() as provider:
+            if not isinstance(provider, Embedder):
+                pytest.skip(f"{type(provider).__name__} has no embeddings")
+            result = await provider.embed(["snow", "rain"], dimensions=64)
+        assert [len(vector) for vector in result.vectors] == [64, 64]
+        assert result.vectors[0] != result.vectors[1]

@@ -10,6 +10,7 @@ import httpx2
 
 from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
 from anthropic.types import Message as SDKMessage
+from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
 from automata.anthropic._fast_reading import (
     JsonStreamAccumulator,
@@ -19,6 +20,7 @@ from automata.anthropic._fast_reading import (
 from automata.anthropic._reading import StreamAccumulator, response_from
 from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
+    ModelInfo,
     ModelRequest,
     ModelResponse,
     ProviderError,
@@ -82,6 +84,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     anyway, for a client pinned to an older `anthropic-version` or a compatible proxy;
     otherwise a call that sets it warns once and goes out without it.
 
+    It is also a `ModelCatalog` (`list_models`, `get_model`: the Models API, with each
+    model's limits and reported capabilities), with the same retries and errors. It is
+    not an `Embedder`: Anthropic has no embeddings API.
+
     `fast_path` (default on) sends the request body it builds through the SDK
     client's `post` and reads the reply's JSON and server-sent events straight into
     blocks, skipping the SDK's parameter transformation and response models (the
@@ -135,6 +141,18 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             sampling_params=sampling_params,
         )
         self._warned_temperature = False
+
+    # ------------------------------------------------------ optional capabilities
+
+    async def list_models(self) -> tuple[ModelInfo, ...]:
+        """Every model of `GET /v1/models` (all pages, most recent first), with its
+        token limits and the capabilities the API reports; see `ModelInfo`."""
+        return await _catalog.list_models(self)
+
+    async def get_model(self, model_id: str) -> ModelInfo:
+        """One model (or alias) from `GET /v1/models/<id>`; an unknown id is a 404
+        `ProviderError`."""
+        return await _catalog.get_model(self, model_id)
 
     # ---------------------------------------------------------- SDKProvider hooks
 

@@ -3,9 +3,12 @@
 `response_from` reads a whole reply, `StreamAccumulator` a streamed one; both read
 the same blocks the same way:
 
-- **Nothing is dropped.** Fields of a `text`, `thinking` or `tool_use` block that the
-  core does not model (a text block's `citations`, ...) are kept in the block's
-  `extra` under `"anthropic"` and sent back with it. Every other block type is a
+- **Citations are typed.** A text block's `citations` (whole in JSON, one
+  `citations_delta` at a time in a stream) become `TextBlock.citations`, each a
+  `Citation` whose `raw` is the citation as received, which is what goes back.
+- **Nothing is dropped.** Other fields of a `text`, `thinking` or `tool_use` block
+  that the core does not model are kept in the block's `extra` under `"anthropic"`
+  and sent back with it. Every other block type is a
   `RawBlock` kept as received; in a stream, its deltas are folded into it (a string
   field is appended to, a list extended, anything else replaced), so a `compaction`
   block filled by `compaction_delta` keeps its content. A delta a known block type
@@ -30,6 +33,7 @@ from typing import Any, Final
 from automata.anthropic._wire import PROVIDER, map_stop_reason
 from automata.core.providers import (
     Block,
+    Citation,
     Delta,
     Message,
     ModelResponse,
@@ -44,7 +48,7 @@ from automata.core.providers import (
     Usage,
 )
 
-__all__ = ["StreamAccumulator", "block_from", "response_from", "usage_from"]
+__all__ = ["StreamAccumulator", "block_from", "citation_from", "response_from", "usage_from"]
 
 _SHOWN: Final = 80
 """How many characters of unreadable tool arguments an `input_error` quotes."""
@@ -141,6 +145,49 @@ def _extra(data: Mapping[str, Any], kind: str) -> dict[str, Any] | None:
     return {PROVIDER: kept} if kept else None
 
 
+# Each citation type's span: its first and last character, page or content block.
+_SPANS: Final[Mapping[str, tuple[str, str]]] = {
+    "char_location": ("start_char_index", "end_char_index"),
+    "page_location": ("start_page_number", "end_page_number"),
+    "content_block_location": ("start_block_index", "end_block_index"),
+    "search_result_location": ("start_block_index", "end_block_index"),
+}
+
+
+def _typed(value: object, kind: type[Any]) -> Any:
+    return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+
+def citation_from(raw: Mapping[str, Any]) -> Citation:
+    """A `Citation` for one citation object as the API sent it (kept whole as `raw`)."""
+    kind = raw.get("type")
+    kind = kind if isinstance(kind, str) else ""
+    start, end = _SPANS.get(kind, ("", ""))
+    return Citation(
+        kind=kind,
+        provider=PROVIDER,
+        cited_text=_typed(raw.get("cited_text"), str),
+        document_index=_typed(raw.get("document_index"), int),
+        document_title=_typed(raw.get("document_title"), str),
+        start=_typed(raw.get(start), int),
+        end=_typed(raw.get(end), int),
+        url=_typed(raw.get("url") or raw.get("source"), str),
+        title=_typed(raw.get("title"), str),
+        raw=dict(raw),
+    )
+
+
+def _text_block(data: Mapping[str, Any]) -> TextBlock:
+    """A text block; a non-empty list of citation objects becomes typed citations, any
+    other `citations` value stays in `extra` as received."""
+    cited = data.get("citations")
+    if isinstance(cited, list) and cited and all(isinstance(c, Mapping) for c in cited):
+        rest = {k: v for k, v in data.items() if k != "citations"}
+        citations = tuple(citation_from(c) for c in cited)
+        return TextBlock(text=data["text"], citations=citations, extra=_extra(rest, "text"))
+    return TextBlock(text=data["text"], extra=_extra(data, "text"))
+
+
 def _shown(text: str) -> str:
     return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
 
@@ -183,7 +230,7 @@ def _modelled(data: Mapping[str, Any]) -> Block:
     """The core block for the JSON of one content block (unknown kinds are raw)."""
     kind = data.get("type")
     if kind == "text":
-        return TextBlock(text=data["text"], extra=_extra(data, "text"))
+        return _text_block(data)
     if kind == "thinking":
         return ThinkingBlock(
             thinking=data["thinking"],

@@ -9,6 +9,7 @@ changed by, what is sent. Replies are read in `_reading.py`.
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -16,6 +17,7 @@ from typing import Any, Final
 from automata.core.providers import (
     Block,
     CallOptions,
+    DocumentBlock,
     ImageBlock,
     Message,
     ModelRequest,
@@ -44,7 +46,7 @@ STOP_REASONS: Final[Mapping[str, StopReason]] = {
 
 _EPHEMERAL: Final = {"type": "ephemeral"}
 # Block types a cache breakpoint may sit on (thinking blocks cannot carry one).
-_CACHEABLE: Final = frozenset({"text", "image", "tool_use", "tool_result"})
+_CACHEABLE: Final = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 
 
 def map_stop_reason(raw: str | None) -> StopReason:
@@ -80,6 +82,44 @@ def _image(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image", "source": source}
 
 
+def _document(block: DocumentBlock) -> dict[str, Any]:
+    """A `document` block: a base64 or URL source for a PDF, a text source for a
+    plain-text document (also one given as UTF-8 `text/plain` bytes, which the API
+    takes only as text); `title`, `context` and `citations` only when set."""
+    text = block.text
+    if text is None and block.data is not None and block.media_type == "text/plain":
+        with contextlib.suppress(UnicodeDecodeError):  # else sent as is, for the API to judge
+            text = block.data.decode("utf-8")
+    if text is not None:
+        source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": text}
+    elif block.data is not None:
+        source = {
+            "type": "base64",
+            "media_type": block.media_type,
+            "data": base64.b64encode(block.data).decode("ascii"),
+        }
+    else:
+        source = {"type": "url", "url": block.url}
+    wire: dict[str, Any] = {"type": "document", "source": source}
+    if block.title is not None:
+        wire["title"] = block.title
+    if block.context is not None:
+        wire["context"] = block.context
+    if block.citations:
+        wire["citations"] = {"enabled": True}
+    return wire
+
+
+def _text(block: TextBlock) -> dict[str, Any]:
+    """A `text` block with the citations this provider read for it, each exactly as
+    received (another provider's citations mean nothing here and are left out)."""
+    wire: dict[str, Any] = {"type": "text", "text": block.text}
+    cited = [c.raw for c in block.citations if c.provider == PROVIDER and c.raw is not None]
+    if cited:
+        wire["citations"] = cited
+    return _with_extra(wire, block)
+
+
 def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     for item in block.content:
@@ -88,6 +128,8 @@ def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
                 content.append({"type": "text", "text": item.text})
         elif isinstance(item, ImageBlock):
             content.append(_image(item))
+        elif isinstance(item, DocumentBlock):
+            content.append(_document(item))
         elif isinstance(item, RawBlock) and item.provider == PROVIDER:
             content.append(dict(item.data))
     wire: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
@@ -118,7 +160,7 @@ def _block(block: Block, *, assistant: bool) -> dict[str, Any] | None:
         # The API rejects empty text blocks; an empty one carries nothing anyway.
         if not block.text:
             return None
-        return _with_extra({"type": "text", "text": block.text}, block)
+        return _text(block)
     if isinstance(block, ToolUseBlock):
         wire = {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
         return _with_extra(wire, block)
@@ -133,6 +175,8 @@ def _block(block: Block, *, assistant: bool) -> dict[str, Any] | None:
         return None
     if isinstance(block, ImageBlock):
         return None if assistant else _image(block)
+    if isinstance(block, DocumentBlock):
+        return None if assistant else _document(block)
     if isinstance(block, RawBlock):
         # Another provider's raw block means nothing here and is left out.
         return dict(block.data) if block.provider == PROVIDER else None

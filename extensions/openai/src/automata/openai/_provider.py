@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any, Final, Literal, Unpack
 
 import httpx2
 
 from automata.core.providers import (
+    Embeddings,
+    ModelInfo,
     ModelRequest,
     ModelResponse,
     ProviderError,
@@ -20,6 +23,8 @@ from automata.core.providers import (
     raw_post_problem,
     read_reply,
 )
+from automata.openai import _catalog
+from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS
 from automata.openai._errors import vendor_error
 from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
 from automata.openai._wire import (
@@ -66,6 +71,10 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
     `stream_options`). `reasoning_effort`, when set, is sent on every call; otherwise
     a `thinking_budget` is translated into an effort (see docs/providers.md).
 
+    It is also a `ModelCatalog` (`list_models`, `get_model`: `GET /models`) and an
+    `Embedder` (`embed`: `POST /embeddings` with `embedding_model` unless the call names
+    a model, `embed_batch_size` texts a request), with the same retries and errors.
+
     `fast_path` (default on) sends the request body it builds through the SDK
     client's `post` and reads the reply's JSON and server-sent events straight into
     blocks, skipping the SDK's parameter transformation and response models (the
@@ -91,9 +100,15 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
         reasoning_effort: ReasoningEffort | None = None,
         stream_usage: bool = True,
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        embed_batch_size: int = MAX_EMBEDDING_INPUTS,
         fast_path: bool = True,
         **options: Unpack[SDKOptions],
     ) -> None:
+        if not 0 < embed_batch_size <= MAX_EMBEDDING_INPUTS:
+            raise ValueError(
+                f"embed_batch_size must be from 1 to {MAX_EMBEDDING_INPUTS}, got {embed_batch_size}"
+            )
         super().__init__(model, client=client, **options)
         if fast_path:
             problem = raw_post_problem(self.client)
@@ -106,12 +121,38 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
                 fast_path = False
         self.fast_path = fast_path
         """Whether calls skip the SDK's parameter transformation and models."""
+        self.embedding_model = embedding_model
+        self.embed_batch_size = embed_batch_size
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
             max_tokens_field=max_tokens_field,
             reasoning_effort=reasoning_effort,
             stream_usage=stream_usage,
+        )
+
+    # ------------------------------------------------------ optional capabilities
+
+    async def list_models(self) -> tuple[ModelInfo, ...]:
+        """Every model of `GET /models`: ids and creation times; limits and features
+        are None (the API does not report them), the entries whole in `raw`."""
+        return await _catalog.list_models(self)
+
+    async def get_model(self, model_id: str) -> ModelInfo:
+        """One model from `GET /models/<id>`; an unknown id is a 404 `ProviderError`."""
+        return await _catalog.get_model(self, model_id)
+
+    async def embed(
+        self, texts: Sequence[str], *, model: str | None = None, dimensions: int | None = None
+    ) -> Embeddings:
+        """One vector per text, in order, `embed_batch_size` texts a request (usage
+        summed); `model` defaults to `embedding_model`. No texts, no request."""
+        return await _catalog.embed(
+            self,
+            texts,
+            model=model or self.embedding_model,
+            dimensions=dimensions,
+            batch_size=self.embed_batch_size,
         )
 
     # ---------------------------------------------------------- SDKProvider hooks

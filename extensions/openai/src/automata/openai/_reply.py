@@ -14,6 +14,9 @@ must carry back in the blocks' `extra["openai"]`:
 - on the reply's first block: `"message"`, the message's own vendor fields (Gemini's
   `extra_content` and `thought_signature`).
 
+The message's `annotations` (web search `url_citation`s; in a stream, as they arrive
+on the deltas) become the text block's `citations`, each kept whole in `raw`.
+
 A body that is not a chat completion, or whose shape is wrong, raises `ProviderError`
 with a message saying what was wrong; nothing else escapes.
 """
@@ -27,6 +30,7 @@ from typing import Any, Final
 
 from automata.core.providers import (
     Block,
+    Citation,
     Delta,
     Message,
     ModelResponse,
@@ -143,6 +147,32 @@ def _count(value: object) -> int:
     return value if type(value) is int and value > 0 else 0
 
 
+def _typed(value: object, kind: type[Any]) -> Any:
+    return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+
+def citation_from(annotation: Mapping[str, Any]) -> Citation:
+    """A `Citation` for one annotation as received (kept whole as `raw`). Its fields
+    are read from the object named by its type (Chat Completions nests them:
+    `{"type": "url_citation", "url_citation": {...}}`) or, when there is none, from
+    the annotation itself (the Responses API's flat form); `start` and `end` are
+    characters of the answer (`start_index`, `end_index`)."""
+    kind = annotation.get("type")
+    kind = kind if isinstance(kind, str) else ""
+    nested = annotation.get(kind)
+    body: Mapping[str, Any] = nested if isinstance(nested, Mapping) else annotation
+    return Citation(
+        kind=kind,
+        provider=PROVIDER,
+        document_title=_typed(body.get("filename"), str),
+        start=_typed(body.get("start_index"), int),
+        end=_typed(body.get("end_index"), int),
+        url=_typed(body.get("url"), str),
+        title=_typed(body.get("title"), str),
+        raw=dict(annotation),
+    )
+
+
 def _text(value: object, what: str) -> str:
     if value is None:
         return ""
@@ -185,6 +215,7 @@ class _Reply:
     """What one assistant message carried, whether read whole or chunk by chunk."""
 
     __slots__ = (
+        "annotations",
         "calls",
         "details",
         "field",
@@ -204,6 +235,21 @@ class _Reply:
         self.calls: dict[int, _Call] = {}
         self.message_fields: dict[str, Any] = {}
         self.raw: list[RawBlock] = []
+        self.annotations: list[dict[str, Any]] = []
+
+    def read_annotations(self, annotations: object) -> None:
+        """The message's (or a delta's) `annotations`, added in order."""
+        if annotations is None:
+            return
+        if not isinstance(annotations, list):
+            raise malformed(f"annotations is not a list: {show(annotations)}")
+        for annotation in annotations:
+            if isinstance(annotation, Mapping):
+                self.annotations.append(dict(annotation))
+            elif hasattr(annotation, "to_dict"):
+                self.annotations.append(annotation.to_dict(warnings=False))
+            else:
+                raise malformed(f"an annotation is not an object: {show(annotation)}")
 
     def read_extra(self, extra: Mapping[str, Any], out: list[Delta] | None) -> None:
         """Reasoning and kept vendor fields from a message's (or delta's) extras."""
@@ -223,6 +269,8 @@ class _Reply:
         for name in _MESSAGE_FIELDS:
             if name in extra:
                 self.message_fields[name] = extra[name]
+        if "annotations" in extra:  # a streamed delta's (the SDK does not model them)
+            self.read_annotations(extra["annotations"])
 
     def _detail(self, position: int, entry: Mapping[str, Any]) -> None:
         """Fold a `reasoning_details` entry (or a streamed fragment of one, matched by
@@ -249,10 +297,10 @@ class _Reply:
             blocks.append(
                 ThinkingBlock(thinking=thinking, extra={PROVIDER: kept} if kept else None)
             )
-        if self.text:
-            joined = "".join(self.text)
-            if joined:
-                blocks.append(TextBlock(text=joined))
+        joined = "".join(self.text)
+        if joined or self.annotations:
+            citations = tuple(citation_from(a) for a in self.annotations)
+            blocks.append(TextBlock(text=joined, citations=citations))
         blocks.extend(call.block() for _, call in sorted(self.calls.items()))
         raw = self.raw
         if self.message_fields:
@@ -372,6 +420,7 @@ def response_from(completion: Any) -> ModelResponse:
         reply.refused = True
         reply.text.append(refusal)
     _read_calls(reply, message.tool_calls)
+    reply.read_annotations(getattr(message, "annotations", None))
     finish = _text(getattr(choices[0], "finish_reason", None), "finish_reason")
     model = completion.model
     return reply.response(finish, completion.usage, model if isinstance(model, str) else "")

@@ -19,9 +19,11 @@ from typing import Any, Final
 
 from automata.core.providers import (
     Block,
+    DocumentBlock,
     ImageBlock,
     Message,
     ModelRequest,
+    ProviderError,
     RawBlock,
     TextBlock,
     ThinkingBlock,
@@ -78,6 +80,58 @@ def _image_url(block: ImageBlock) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
+_FILE_NAMES: Final[Mapping[str, str]] = {
+    "application/pdf": "document.pdf",
+    "text/plain": "document.txt",
+}
+
+
+def _document(block: DocumentBlock) -> list[dict[str, Any]]:
+    """A document as content parts: its `context` as a text part (Chat Completions has
+    no field for it), then a `file` part carrying the document inline as a data URL,
+    named by its title. `citations` has no Chat Completions counterpart; OpenAI's
+    citations are its own (`annotations`). A document by URL cannot be sent: Chat
+    Completions takes files inline or by uploaded file id only, and the provider
+    fetches nothing."""
+    if block.url is not None:
+        raise ProviderError(
+            f"{PROVIDER}: Chat Completions takes documents inline only, not by URL "
+            f"({block.url}); pass the document's bytes (DocumentBlock.pdf(data))",
+            provider=PROVIDER,
+        )
+    media_type = block.media_type or "text/plain"
+    data = block.data if block.data is not None else (block.text or "").encode("utf-8")
+    encoded = base64.b64encode(data).decode("ascii")
+    name = block.title or _FILE_NAMES.get(media_type, "document")
+    part = {
+        "type": "file",
+        "file": {"filename": name, "file_data": f"data:{media_type};base64,{encoded}"},
+    }
+    if block.context:
+        return [{"type": "text", "text": block.context}, part]
+    return [part]
+
+
+def _attachments(blocks: Iterable[Block]) -> tuple[list[dict[str, Any]], str]:
+    """The images and documents among a tool result's blocks as user content parts,
+    and what they are, in words ("an image", "2 images and a document")."""
+    parts: list[dict[str, Any]] = []
+    images = documents = 0
+    for block in blocks:
+        if isinstance(block, ImageBlock):
+            parts.append(_image_url(block))
+            images += 1
+        elif isinstance(block, DocumentBlock):
+            parts.extend(_document(block))
+            documents += 1
+    counted = [
+        f"{n} {noun}s" if n > 1 else f"a{'n' if noun == 'image' else ''} {noun}"
+        for n, noun in ((images, "image"), (documents, "document"))
+        if n
+    ]
+    return parts, " and ".join(counted)
+
+
 def _arguments(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
 
@@ -107,15 +161,16 @@ class _Builder:
 
     def tool_result(self, block: ToolResultBlock) -> None:
         text = _text_of(block.content)
-        images = [_image_url(b) for b in block.content if isinstance(b, ImageBlock)]
-        if images:
-            count = "an image" if len(images) == 1 else f"{len(images)} images"
+        attached, count = _attachments(block.content)
+        if attached:
             note = f"[the tool returned {count}, attached in the next user message]"
             text = f"{text}\n{note}" if text else note
+            documents = any(isinstance(b, DocumentBlock) for b in block.content)
+            what = "Files" if documents else "Images"
             self._deferred.append(
-                {"type": "text", "text": f"Images returned by tool call {block.tool_use_id}:"}
+                {"type": "text", "text": f"{what} returned by tool call {block.tool_use_id}:"}
             )
-            self._deferred.extend(images)
+            self._deferred.extend(attached)
         if block.is_error:
             text = ERROR_PREFIX + text
         # Tool messages follow their assistant turn directly: never flush before one.
@@ -134,6 +189,8 @@ def _user_parts(blocks: Iterable[Block]) -> list[dict[str, Any]]:
                 parts.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageBlock):
             parts.append(_image_url(block))
+        elif isinstance(block, DocumentBlock):
+            parts.extend(_document(block))
         elif isinstance(block, RawBlock) and block.provider == PROVIDER:
             # An OpenAI content part the core does not model (audio, file, ...).
             parts.append(dict(block.data))
@@ -200,7 +257,8 @@ def convert_messages(messages: Sequence[Message], *, system_role: str) -> list[d
 
     Thinking blocks and other providers' raw blocks are left out (Chat Completions
     cannot take them back). Tool results become `tool` messages, a failed one with
-    its text prefixed `error: `; images a tool returned follow in a user message.
+    its text prefixed `error: `; images and documents a tool returned follow in a user
+    message. A document by URL raises `ProviderError` (Chat Completions cannot take one).
     """
     builder = _Builder(system_role)
     for message in messages:

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from temporalio.common import RetryPolicy as TemporalRetryPolicy
 
-from automata.temporal._types import AgentPlan, RetrySettings, ToolSettings
+from automata.core import ToolPolicy
+from automata.temporal._types import RetrySettings, ToolSettings
 
 if TYPE_CHECKING:
-    from automata.core import Agent, RetryPolicy
+    from automata.core import RetryPolicy, Tool
     from automata.temporal._registry import TemporalAgent
 
-__all__ = ["plan_for", "retry_settings", "temporal_retry", "tool_retry"]
+__all__ = [
+    "retry_settings",
+    "temporal_retry",
+    "tool_retry",
+    "tool_settings",
+    "workflow_policy",
+]
 
 NON_RETRYABLE = "automata.NonRetryable"
 """The error type name of activity failures Temporal must not retry."""
@@ -50,33 +58,27 @@ def tool_retry(tool: ToolSettings, settings: RetrySettings) -> TemporalRetryPoli
     return TemporalRetryPolicy(maximum_attempts=1)
 
 
-def plan_for(name: str, agent: Agent[Any], entry: TemporalAgent) -> AgentPlan:
-    """The workflow's view of `agent`: its static system prompt, step bound, and for
-    each tool the timeout (the per-tool limit, else the policy's, else the entry's
-    default), idempotency and approval. A system prompt that is a function is refused:
-    the workflow sends the same text on every replay."""
-    prompt = agent.system_prompt
-    if prompt is not None and not isinstance(prompt, str):
-        raise TypeError(f"agent {name!r}: a Temporal run needs a static system prompt")
-    policy = agent.tool_policy
-    tools: dict[str, ToolSettings] = {}
-    for candidate in agent.tools:
-        limits = policy.per_tool.get(candidate.name)
-        timeout = (limits.timeout if limits else None) or policy.timeout
-        tools[candidate.name] = ToolSettings(
-            timeout=timeout or entry.default_tool_timeout,
-            idempotent=bool(getattr(candidate, "idempotent", False)),
-            needs_approval=candidate.name in entry.approval_required,
-            child_agent=entry.child_agents.get(candidate.name),
-        )
-    return AgentPlan(
-        agent=name,
-        system_prompt=prompt,
-        max_steps=agent.max_steps,
-        model_timeout=entry.model_timeout,
-        model_retry=retry_settings(entry.model_retry),
-        tool_retry=retry_settings(entry.tool_retry),
-        heartbeat_timeout=entry.heartbeat_timeout,
-        tools=tools,
-        default_tool=ToolSettings(entry.default_tool_timeout, idempotent=True),
+def tool_settings(tool: Tool, policy: ToolPolicy, entry: TemporalAgent) -> ToolSettings:
+    """How calls of `tool` (of an agent with `policy`) run: the timeout is the per-tool
+    limit, else the policy's, else the entry's default (TP3); idempotency is the tool's
+    own declaration (TP5); approval and child agent come from the entry (TP9, TP11)."""
+    limits = policy.per_tool.get(tool.name)
+    timeout = (limits.timeout if limits else None) or policy.timeout
+    return ToolSettings(
+        timeout=timeout or entry.default_tool_timeout,
+        idempotent=bool(getattr(tool, "idempotent", False)),
+        needs_approval=tool.name in entry.approval_required,
+        child_agent=entry.child_agents.get(tool.name),
     )
+
+
+def workflow_policy(policy: ToolPolicy) -> ToolPolicy:
+    """The tool policy the loop in the workflow keeps: `policy` without its timeouts
+    (the activities' `start_to_close_timeout`s, TP3) and rate limiters (a process's
+    objects; Temporal bounds activities per worker and per task queue instead), with its
+    budgets, parallelism and `ModelRetry` allowances (TP12)."""
+    per_tool = {
+        name: replace(limits, timeout=None, rate_limiter=None)
+        for name, limits in policy.per_tool.items()
+    }
+    return replace(policy, timeout=None, rate_limiter=None, per_tool=per_tool)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from automata.core import Agent, RetryPolicy
-from automata.temporal._mapping import plan_for
-from automata.temporal._types import AgentPlan
+from automata.core import Agent, Handoff, RetryPolicy
 
-__all__ = ["AgentRegistry", "TemporalAgent"]
+__all__ = ["AgentRegistry", "TemporalAgent", "members"]
 
 AgentFactory = Callable[[], Agent[Any]]
 
@@ -26,7 +25,9 @@ class TemporalAgent:
     `heartbeat_timeout` is how soon a lost worker's activity is noticed (TP6); the calls
     of the tools named in `approval_required` wait for a `decide` signal (TP9); a call of
     a tool named in `child_agents` runs the registered agent it maps to as a child
-    workflow (TP11).
+    workflow (TP11). `output_type` makes every run of the agent typed (its output is the
+    typed value as JSON, TP12); a run continues as new once its history holds
+    `continue_as_new_after` events, or when Temporal suggests it (TP13).
     """
 
     factory: AgentFactory
@@ -37,6 +38,8 @@ class TemporalAgent:
     heartbeat_timeout: float = 30.0
     approval_required: frozenset[str] = frozenset()
     child_agents: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    output_type: type[Any] | None = None
+    continue_as_new_after: int | None = None
 
 
 class AgentRegistry:
@@ -46,6 +49,7 @@ class AgentRegistry:
     def __init__(self, agents: Mapping[str, TemporalAgent | AgentFactory] = MappingProxyType({})):
         self._entries: dict[str, TemporalAgent] = {}
         self._built: dict[str, Agent[Any]] = {}
+        self._lock = threading.Lock()  # workflows and activities look agents up on threads
         for name, entry in agents.items():
             self.register(name, entry)
 
@@ -60,15 +64,39 @@ class AgentRegistry:
         """The registered names."""
         return tuple(self._entries)
 
-    def agent(self, name: str) -> Agent[Any]:
-        """The agent registered as `name`; `KeyError` naming the known ones otherwise."""
+    def entry(self, name: str) -> TemporalAgent:
+        """The registration of `name`; `KeyError` naming the known ones otherwise."""
         if name not in self._entries:
             known = ", ".join(sorted(self._entries)) or "none"
             raise KeyError(f"no agent registered as {name!r} (registered: {known})")
-        if name not in self._built:
-            self._built[name] = self._entries[name].factory()
-        return self._built[name]
+        return self._entries[name]
 
-    def plan(self, name: str) -> AgentPlan:
-        """What the workflow needs to know about agent `name` (see `plan_for`)."""
-        return plan_for(name, self.agent(name), self._entries[name])
+    def agent(self, name: str) -> Agent[Any]:
+        """The agent registered as `name`, built by its factory on first use; `KeyError`
+        naming the known ones otherwise."""
+        entry = self.entry(name)
+        with self._lock:
+            if name not in self._built:
+                self._built[name] = entry.factory()
+            return self._built[name]
+
+    def member(self, name: str, member: str) -> Agent[Any]:
+        """The agent named `member` among agent `name` and those it hands off to
+        (directly or not); `KeyError` when there is none."""
+        found = members(self.agent(name)).get(member)
+        if found is None:
+            raise KeyError(f"agent {name!r} hands off to no agent named {member!r}")
+        return found
+
+
+def members(agent: Agent[Any]) -> dict[str, Agent[Any]]:
+    """`agent` and every agent its handoffs reach, by name (the first of a name wins)."""
+    found: dict[str, Agent[Any]] = {}
+    queue = [agent]
+    while queue:
+        current = queue.pop(0)
+        if current.name in found:
+            continue
+        found[current.name] = current
+        queue.extend(t.agent for t in current.tools if isinstance(t, Handoff))
+    return found

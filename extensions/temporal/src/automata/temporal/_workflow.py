@@ -1,67 +1,83 @@
-"""The agent loop as a Temporal workflow: deterministic, sandboxed, its state the
-transcript. Each provider call and each tool call is an activity (TP1)."""
+"""The agent run as a Temporal workflow: the core loop itself (`Session.iter`) runs in
+the workflow, deterministic and sandboxed, over the registered agent with its provider
+and tools replaced by activity-backed ones (TP1, TP12). The transcript is workflow
+state; a long run continues as new at a step boundary (TP13)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-from datetime import timedelta
-
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
-from temporalio.workflow import ActivityCancellationType
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
+    from pydantic_core import to_json
+
     from automata.core import (
+        AutomataError,
         Message,
-        TextBlock,
-        ToolResultBlock,
-        ToolUseBlock,
+        StreamEvent,
+        ToolStep,
+        Usage,
+        UsageEvent,
         dump_messages,
         load_messages,
     )
-    from automata.temporal._activities import DESCRIBE, MODEL_CALL, TOOL_CALL
-    from automata.temporal._mapping import NON_RETRYABLE, temporal_retry, tool_retry
+    from automata.temporal._durable import OUTCOME_UNKNOWN, WORKFLOW_NAME, Approvals, durable_agent
+    from automata.temporal._events import record_event
+    from automata.temporal._registry import AgentRegistry, TemporalAgent
     from automata.temporal._types import (
-        AgentPlan,
         AgentRunRequest,
         AgentRunResult,
+        Carried,
         Decision,
-        ModelCall,
-        ModelReply,
         RecordedEvent,
-        ToolCall,
-        ToolSettings,
     )
+    from automata.temporal._wire import load_deps
 
-__all__ = ["OUTCOME_UNKNOWN", "WORKFLOW_NAME", "AgentWorkflow"]
+__all__ = ["OUTCOME_UNKNOWN", "REGISTRY", "WORKFLOW_NAME", "AgentWorkflow"]
 
-WORKFLOW_NAME = "automata.agent"
-
-OUTCOME_UNKNOWN = (
-    "outcome unknown: the worker running this call was lost or the call timed out, so it "
-    "may or may not have run; it was not run again"
-)
-
-_DESCRIBE_TIMEOUT = timedelta(seconds=60)
+REGISTRY = "automata.registry"
+"""The name of the worker's extern function giving the workflow the worker's
+`AgentRegistry` (set by `agent_worker` and `agent_replayer`)."""
 
 
-def _event(kind: str, **data: object) -> RecordedEvent:
-    return RecordedEvent(kind=kind, data=json.dumps(data, sort_keys=True))
+def _registry() -> AgentRegistry:
+    found = workflow.extern_functions().get(REGISTRY)
+    if found is None:
+        raise ApplicationError(
+            "this worker has no agent registry: build it with agent_worker()", non_retryable=True
+        )
+    registry: AgentRegistry = found()
+    return registry
+
+
+def _usage(usage: Usage, carried: Carried | None) -> dict[str, int]:
+    total = usage if carried is None else usage + Usage.model_validate(carried.usage)
+    return {key: int(value) for key, value in total.model_dump().items()}
+
+
+def _history_full(entry: TemporalAgent) -> bool:
+    """Whether to continue as new: the history holds the entry's
+    `continue_as_new_after` events, or Temporal suggests it (TP13)."""
+    info = workflow.info()
+    limit = entry.continue_as_new_after
+    if limit is not None and info.get_current_history_length() >= limit:
+        return True
+    return info.is_continue_as_new_suggested()
 
 
 @workflow.defn(name=WORKFLOW_NAME)
 class AgentWorkflow:
-    """One agent run. Queries: `transcript` (the `dump_messages` document so far) and
-    `events` (what happened so far, in order). Signal: `decide` (a `Decision` for a call
-    waiting for approval). Cancelling the workflow cancels the run."""
+    """One agent run. Queries: `transcript` (the `dump_messages` document so far),
+    `events` (what happened so far, in order) and `pending_approvals`. Signal: `decide`
+    (a `Decision` for a call waiting for approval). Cancelling the workflow cancels the
+    run."""
 
     def __init__(self) -> None:
         self._messages: list[Message] = []
         self._events: list[RecordedEvent] = []
-        self._decisions: dict[str, Decision] = {}
-        self._waiting: set[str] = set()
+        self._approvals = Approvals(frozenset(), self._events.append)
+        self._usage = Usage()
 
     @workflow.query(name="transcript")
     def transcript(self) -> str:
@@ -70,143 +86,91 @@ class AgentWorkflow:
 
     @workflow.query(name="events")
     def events(self) -> list[RecordedEvent]:
-        """The run's events so far: each reply's text, each tool call and its result."""
+        """The run's events so far (TP7)."""
         return list(self._events)
 
     @workflow.query(name="pending_approvals")
     def pending_approvals(self) -> list[str]:
         """The ids of the calls waiting for a decision."""
-        return sorted(self._waiting)
+        return sorted(self._approvals.waiting)
 
     @workflow.signal(name="decide")
     def decide(self, decision: Decision) -> None:
-        """Approve or deny the call `decision.call_id`; the first decision for a call wins."""
-        self._decisions.setdefault(decision.call_id, decision)
+        """Decide a call waiting for approval; the first decision for a call wins."""
+        self._approvals.decide(decision)
 
     @workflow.run
     async def run(self, request: AgentRunRequest) -> AgentRunResult:
-        """Run the loop: call the model, run the calls of its reply as one batch (results
-        in the model's order), repeat until a reply calls no tool. More than the agent's
-        `max_steps` provider calls fails the workflow."""
-        plan: AgentPlan = await workflow.execute_activity(
-            DESCRIBE,
-            request.agent,
-            result_type=AgentPlan,
-            start_to_close_timeout=_DESCRIBE_TIMEOUT,
-            retry_policy=RetryPolicy(maximum_attempts=5, non_retryable_error_types=[NON_RETRYABLE]),
-        )
-        if request.transcript is not None:
-            self._messages = load_messages(request.transcript)
-        elif plan.system_prompt is not None:
-            self._messages = [Message.system(plan.system_prompt)]
-        self._messages.append(Message.user(request.task))
-        for step in range(1, plan.max_steps + 1):
-            reply = await self._model(plan)
-            self._messages.append(reply)
-            if reply.text:
-                self._events.append(_event("text", agent=plan.agent, text=reply.text, step=step))
-            calls = reply.tool_calls
-            if not calls:
-                return AgentRunResult(reply.text, dump_messages(self._messages), step)
-            results = await asyncio.gather(*(self._tool(plan, call) for call in calls))
-            self._messages.append(Message(role="tool", content=tuple(results)))
-        raise ApplicationError(
-            f"the model still called tools after max_steps={plan.max_steps} calls",
-            type="MaxStepsError",
-            non_retryable=True,
-        )
-
-    async def _model(self, plan: AgentPlan) -> Message:
-        reply: ModelReply = await workflow.execute_activity(
-            MODEL_CALL,
-            ModelCall(plan.agent, dump_messages(self._messages)),
-            result_type=ModelReply,
-            start_to_close_timeout=timedelta(seconds=plan.model_timeout),
-            heartbeat_timeout=timedelta(seconds=plan.heartbeat_timeout),
-            retry_policy=temporal_retry(plan.model_retry),
-        )
-        (message,) = load_messages(reply.message)
-        return message
-
-    async def _tool(self, plan: AgentPlan, call: ToolUseBlock) -> ToolResultBlock:
-        settings: ToolSettings = plan.tools.get(call.name, plan.default_tool)
-        self._events.append(
-            _event("tool_call", agent=plan.agent, id=call.id, name=call.name, input=call.input)
-        )
-        result = await self._decided_result(plan, settings, call)
-        self._events.append(
-            _event(
-                "tool_result",
-                agent=plan.agent,
-                id=call.id,
-                name=call.name,
-                result=result.text,
-                is_error=result.is_error,
-            )
-        )
-        return result
-
-    async def _decided_result(
-        self, plan: AgentPlan, settings: ToolSettings, call: ToolUseBlock
-    ) -> ToolResultBlock:
-        if settings.needs_approval:
-            self._waiting.add(call.id)
-            asked = workflow.now()
-            await workflow.wait_condition(lambda: call.id in self._decisions)
-            self._waiting.discard(call.id)
-            decision = self._decisions[call.id]
-            waited = (workflow.now() - asked).total_seconds()
-            self._events.append(
-                _event(
-                    "approval",
-                    agent=plan.agent,
-                    id=call.id,
-                    approved=decision.approved,
-                    waited=waited,
-                )
-            )
-            if not decision.approved:
-                return _error(call, f"denied: {decision.reason or 'denied'}")
-        if settings.child_agent is not None:
-            return await self._child(settings.child_agent, call)
+        """The core loop over the registered agent, in the workflow (TP1, TP12). A run
+        that fails (TP8) fails the workflow, its error's type and message kept."""
+        registry = _registry()
         try:
-            document: str = await workflow.execute_activity(
-                TOOL_CALL,
-                ToolCall(
-                    plan.agent,
-                    call.id,
-                    dump_messages([Message.assistant([call])]),
-                    workflow.info().workflow_id,
-                ),
-                result_type=str,
-                start_to_close_timeout=timedelta(seconds=settings.timeout),
-                heartbeat_timeout=timedelta(seconds=plan.heartbeat_timeout),
-                retry_policy=tool_retry(settings, plan.tool_retry),
-                cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-            )
-        except ActivityError:
-            if settings.idempotent:
-                return _error(call, f'tool "{call.name}" failed on every attempt')
-            return _error(call, OUTCOME_UNKNOWN)
-        (message,) = load_messages(document)
-        (block,) = [b for b in message.content if isinstance(b, ToolResultBlock)]
-        return block
+            entry = registry.entry(request.agent)
+            agent = registry.agent(request.agent)
+        except KeyError as error:
+            raise ApplicationError(
+                str(error.args[0]), type="UnknownAgent", non_retryable=True
+            ) from None
+        carried = request.carried
+        if carried is not None:
+            self._events.extend(carried.events)
+        self._approvals.gated = entry.approval_required
+        durable = durable_agent(request.agent, agent, entry, self._approvals, request.deps)
+        transcript = [] if request.transcript is None else load_messages(request.transcript)
+        session = durable.session(transcript)
+        done = 0 if carried is None else carried.steps
 
-    async def _child(self, agent: str, call: ToolUseBlock) -> ToolResultBlock:
-        """Run `agent` as a child workflow, id `<this run's id>/<call id>`, on the task
-        `input["task"]` (the arguments as JSON when they are not one `task` string)."""
-        task = call.input.get("task")
-        text = task if isinstance(task, str) and len(call.input) == 1 else json.dumps(call.input)
+        def record(event: StreamEvent) -> None:
+            if isinstance(event, UsageEvent):
+                self._usage = self._usage + event.usage
+            found = record_event(event)
+            if found is not None:
+                self._events.append(found)
+
         try:
-            done: AgentRunResult = await workflow.execute_child_workflow(
-                AgentWorkflow.run,
-                AgentRunRequest(agent, text),
-                id=f"{workflow.info().workflow_id}/{call.id}",
+            deps = load_deps(request.deps, agent.deps_type)
+        except ValidationError as error:
+            raise ApplicationError(
+                f"the run's deps are not a {agent.deps_type}: {error}",
+                type="InvalidDeps",
+                non_retryable=True,
+            ) from None
+        try:
+            steps = session.iter(
+                request.task,
+                output_type=entry.output_type,
+                deps=deps,
+                invocation_id=workflow.info().workflow_id,
+                on_event=record,
+                max_steps=max(agent.max_steps - done, 1),
             )
-        except ChildWorkflowError as error:
-            return _error(call, f'sub-agent "{agent}" failed: {error.cause or error}')
-        return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=done.output),))
-
-
-def _error(call: ToolUseBlock, text: str) -> ToolResultBlock:
-    return ToolResultBlock(tool_use_id=call.id, content=(TextBlock(text=text),), is_error=True)
+            async with steps:
+                async for step in steps:
+                    self._messages = list(step.messages)
+                    room = done + step.step < agent.max_steps
+                    if isinstance(step, ToolStep) and room and _history_full(entry):
+                        await steps.aclose()
+                        usage = _usage(self._usage, carried)
+                        workflow.continue_as_new(
+                            AgentRunRequest(
+                                request.agent,
+                                None,
+                                dump_messages(step.messages),
+                                request.deps,
+                                Carried(done + step.step, usage, list(self._events)),
+                            )
+                        )
+            result = steps.result
+        except AutomataError as error:
+            raise ApplicationError(
+                str(error), type=type(error).__name__, non_retryable=True
+            ) from None
+        self._messages = list(result.messages)
+        output = result.output
+        text = output if isinstance(output, str) and entry.output_type is None else None
+        return AgentRunResult(
+            output=text if text is not None else to_json(output).decode(),
+            transcript=dump_messages(result.messages),
+            steps=done + result.steps,
+            usage=_usage(result.usage, carried),
+        )

@@ -10,6 +10,8 @@ from automata.core._approval import Approval, Approver
 from automata.core._blocks import (
     TRANSCRIPT_VERSION,
     Block,
+    Citation,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -21,6 +23,7 @@ from automata.core._blocks import (
     dump_messages,
     load_messages,
 )
+from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._compaction import CompactionError, Compactor
 from automata.core._deps import RunContext
 from automata.core._errors import (
@@ -124,11 +127,15 @@ __all__ = [
     "AutomataError",
     "Block",
     "CallOptions",
+    "Citation",
     "CompactionError",
     "CompactionEvent",
     "CompactionSummary",
     "Compactor",
     "CompletionError",
+    "DocumentBlock",
+    "Embedder",
+    "Embeddings",
     "EventCallbackError",
     "EventLoopRunningError",
     "FunctionTool",
@@ -149,6 +156,8 @@ __all__ = [
     "MaxStepsError",
     "Message",
     "MissingAPIKeyError",
+    "ModelCatalog",
+    "ModelInfo",
     "ModelRequest",
     "ModelResponse",
     "ModelRetry",
@@ -220,6 +229,7 @@ __all__ = [
     "__version__",
     "as_tool",
     "as_tool_func",
+    "capability",
     "dump_messages",
     "handoff",
     "load_messages",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from operator import is_
 from typing import Any, Generic, overload
@@ -209,6 +210,39 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             ),
         )
         return new_tool
+
+    def replace(
+        self,
+        *,
+        provider: Provider | str | None = None,
+        tools: Iterable[Tool] | None = None,
+        tool_policy: ToolPolicy | None = None,
+        approver: Approver | None = None,
+    ) -> Agent[DepsT]:
+        """A copy of this agent with `provider`, `tools` (the whole list, in order; a
+        `Handoff` in it is registered as a handoff), `tool_policy` or `approver` in
+        place of its own. Everything not given (name, prompts, instructions, hooks,
+        guardrails, output validators, limits, the other settings) is this agent's;
+        this agent does not change (L91)."""
+        clone = copy.copy(self)
+        clone._plan_cache = None
+        if provider is not None:
+            if isinstance(provider, str):
+                provider = resolve_model(provider)
+            _check_provider(provider)
+            clone.provider = provider
+        if tool_policy is not None:
+            clone.tool_policy = tool_policy
+        if approver is not None:
+            clone.approver = approver
+        if tools is not None:
+            clone._tools, clone._specs, clone._handoffs = {}, (), {}
+            for item in tools:
+                if isinstance(item, Handoff):
+                    clone.add_handoff(item)
+                else:
+                    clone.add_tool(item)
+        return clone
 
     def add_handoff(self, target: Agent[Any] | Handoff) -> Handoff:
         """Offer the model a tool that hands the conversation to another agent: an

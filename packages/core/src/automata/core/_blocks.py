@@ -41,6 +41,8 @@ __all__ = [
     "TRANSCRIPT_FORMAT",
     "TRANSCRIPT_VERSION",
     "Block",
+    "Citation",
+    "DocumentBlock",
     "ImageBlock",
     "Message",
     "RawBlock",
@@ -62,7 +64,7 @@ def _decode_base64(value: object) -> object:
         try:
             return base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise ValueError(f"image data is not valid base64: {exc}") from None
+            raise ValueError(f"data is not valid base64: {exc}") from None
     return value
 
 
@@ -79,12 +81,47 @@ Base64Data = Annotated[
 """Raw bytes in Python; standard base64 text in JSON (and when given a `str`)."""
 
 
+def _empty(value: object) -> bool:
+    return value == ()
+
+
+class Citation(BaseModel):
+    """Where a piece of the model's text comes from, as the provider reported it.
+
+    `kind` is the vendor's own type name (Anthropic: `char_location`, `page_location`,
+    `content_block_location`, `web_search_result_location`, `search_result_location`;
+    OpenAI: `url_citation`, `file_citation`, ...). The typed fields are what the
+    vendors share, each None when the citation does not say: `cited_text` (the
+    source's words), the cited document (`document_index`, `document_title`), the
+    span (`start` and `end`: characters, pages or content blocks of the document for
+    Anthropic, characters of the answer for OpenAI, as `kind` says) and a web
+    source (`url`, `title`). `raw` is the citation exactly as `provider` sent it,
+    every field included, and is what goes back to that provider.
+    """
+
+    model_config = _FROZEN
+    kind: str
+    provider: str = ""
+    cited_text: str | None = Field(default=None, exclude_if=_absent)
+    document_index: int | None = Field(default=None, exclude_if=_absent)
+    document_title: str | None = Field(default=None, exclude_if=_absent)
+    start: int | None = Field(default=None, exclude_if=_absent)
+    end: int | None = Field(default=None, exclude_if=_absent)
+    url: str | None = Field(default=None, exclude_if=_absent)
+    title: str | None = Field(default=None, exclude_if=_absent)
+    raw: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
+
+
 class TextBlock(BaseModel):
-    """Plain text written by a user, the model, or a tool."""
+    """Plain text written by a user, the model, or a tool.
+
+    `citations` are the sources a provider reported for this text, in its order (empty,
+    and left out of a dump, when there are none)."""
 
     model_config = _FROZEN
     type: Literal["text"] = "text"
     text: str
+    citations: tuple[Citation, ...] = Field(default=(), exclude_if=_empty)
     extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
     """Fields the wire carried on this block that the core does not model, kept
     verbatim under the name of the provider that read them (for example
@@ -150,6 +187,50 @@ class ImageBlock(BaseModel):
         return self
 
 
+class DocumentBlock(BaseModel):
+    """A document for the model to read: a PDF inline (`data`, with `media_type`
+    `application/pdf`) or by reference (`url`), or a plain-text document (`text`,
+    `media_type` `text/plain`).
+
+    Exactly one of `data`, `url` and `text` is set. `title` and `context` (what the
+    document is, for the model; never cited) are optional. `citations=True` asks the
+    model to cite the document in its answer; the citations come back on the reply's
+    `TextBlock`s. Providers refuse, with a `ProviderError` naming the limitation, a
+    document their wire cannot carry.
+    """
+
+    model_config = _FROZEN
+    type: Literal["document"] = "document"
+    media_type: str = ""
+    data: Base64Data | None = Field(default=None, exclude_if=_absent)
+    url: str | None = Field(default=None, exclude_if=_absent)
+    text: str | None = Field(default=None, exclude_if=_absent)
+    title: str | None = Field(default=None, exclude_if=_absent)
+    context: str | None = Field(default=None, exclude_if=_absent)
+    citations: bool = False
+
+    @model_validator(mode="after")
+    def _exactly_one_source(self) -> DocumentBlock:
+        sources = (self.data, self.url, self.text)
+        if sum(source is not None for source in sources) != 1:
+            raise ValueError("a document needs exactly one of data, url or text")
+        if self.data is not None and not self.media_type:
+            raise ValueError("inline document data needs a media_type")
+        return self
+
+    @classmethod
+    def pdf(cls, source: bytes | str, **fields: object) -> DocumentBlock:
+        """A PDF from its bytes, or from a URL given as a string."""
+        if isinstance(source, bytes):
+            return cls.model_validate({"media_type": "application/pdf", "data": source, **fields})
+        return cls.model_validate({"media_type": "application/pdf", "url": source, **fields})
+
+    @classmethod
+    def plain_text(cls, text: str, **fields: object) -> DocumentBlock:
+        """A plain-text document."""
+        return cls.model_validate({"media_type": "text/plain", "text": text, **fields})
+
+
 class RawBlock(BaseModel):
     """A block the core does not model, kept as the provider produced it.
 
@@ -172,7 +253,7 @@ class RawBlock(BaseModel):
 class ToolResultBlock(BaseModel):
     """The outcome of one tool call, paired with it by `tool_use_id`.
 
-    `content` holds text and image blocks; `is_error` marks a failed call the model
+    `content` holds text, image and document blocks; `is_error` marks a failed call the model
     should see as such.
     """
 
@@ -189,7 +270,13 @@ class ToolResultBlock(BaseModel):
 
 
 Block: TypeAlias = Annotated[
-    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | RawBlock,
+    TextBlock
+    | ThinkingBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ImageBlock
+    | DocumentBlock
+    | RawBlock,
     Field(discriminator="type"),
 ]
 
@@ -336,7 +423,11 @@ def _json_fields(messages: Sequence[Message]) -> Iterable[tuple[str, object]]:
     ]
     for where, blocks in pending:  # grows with tool results' own blocks
         for j, block in enumerate(blocks):
-            if isinstance(block, ToolUseBlock):
+            if isinstance(block, TextBlock) and block.citations:
+                for k, citation in enumerate(block.citations):
+                    if citation.raw is not None:
+                        yield f"{where}.{j}.citations.{k}.raw", citation.raw
+            elif isinstance(block, ToolUseBlock):
                 yield f"{where}.{j}.input", block.input
             elif isinstance(block, RawBlock):
                 yield f"{where}.{j}.data", block.data

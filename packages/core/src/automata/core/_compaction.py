@@ -58,6 +58,7 @@ from typing import Any, cast, overload
 
 from automata.core._blocks import (
     Block,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -493,6 +494,8 @@ def _block_chars(block: Block) -> int:
         return len(block.tool_use_id) + sum(_block_chars(b) for b in block.content)
     if isinstance(block, RawBlock):
         return _json_chars(block.data)
+    if isinstance(block, DocumentBlock):
+        return len(block.text or "")  # a PDF's size in tokens is not known here
     return 0
 
 
@@ -524,6 +527,8 @@ def _block_text(block: Block) -> str:
         return f"{status} of call {block.tool_use_id}: {body}"
     if isinstance(block, ImageBlock):
         return "[image]"
+    if isinstance(block, DocumentBlock):
+        return f"[document: {block.title}]" if block.title else "[document]"
     if isinstance(block, RawBlock):
         return f"[{block.provider} {block.kind or 'block'}]"
     return ""

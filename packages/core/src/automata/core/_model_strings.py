@@ -22,6 +22,7 @@ ENTRY_POINT_GROUP = "automata.providers"
 KNOWN_EXTENSIONS = {
     "anthropic": "automata-ai-anthropic",
     "openai": "automata-ai-openai",
+    "openai-responses": "automata-ai-openai",
 }
 """Prefixes of the first-party extensions and the distribution that provides each, so
 a missing one is named in the error."""

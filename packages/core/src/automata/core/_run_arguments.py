@@ -11,6 +11,7 @@ from typing import Any, TypedDict
 from automata.core._approval import Approver
 from automata.core._blocks import (
     Block,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -116,7 +117,15 @@ def task_message(task: object, method: str) -> Message:
     return message
 
 
-_BLOCK_TYPES = (TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock, ImageBlock, RawBlock)
+_BLOCK_TYPES = (
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    ToolResultBlock,
+    ImageBlock,
+    DocumentBlock,
+    RawBlock,
+)
 
 
 def _described(value: object) -> str:

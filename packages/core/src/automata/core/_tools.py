@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from automata.core._blocks import (
     Block,
+    DocumentBlock,
     ImageBlock,
     RawBlock,
     TextBlock,
@@ -170,14 +171,14 @@ def to_tool_result(value: object) -> ToolResult:
         return ToolResult.text(value)
     if value is None:
         return ToolResult.text("")
-    if isinstance(value, TextBlock | ImageBlock):
+    if isinstance(value, TextBlock | ImageBlock | DocumentBlock):
         return ToolResult(content=(value,))
     if isinstance(value, BaseModel):
         return ToolResult.text(value.model_dump_json())
     if (
         isinstance(value, Sequence)
         and value
-        and all(isinstance(v, TextBlock | ImageBlock) for v in value)
+        and all(isinstance(v, TextBlock | ImageBlock | DocumentBlock) for v in value)
     ):
         return ToolResult(content=tuple(cast(Sequence[Block], value)))
     try:
@@ -189,7 +190,15 @@ def to_tool_result(value: object) -> ToolResult:
         ) from None
 
 
-_BLOCK_CLASSES = (TextBlock, ImageBlock, RawBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock)
+_BLOCK_CLASSES = (
+    TextBlock,
+    ImageBlock,
+    DocumentBlock,
+    RawBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    ToolResultBlock,
+)
 
 
 def _checked_result(result: ToolResult) -> ToolResult:

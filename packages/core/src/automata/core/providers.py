@@ -47,6 +47,11 @@ A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
 - `vendor_error`: the SDK's exceptions as `ProviderError`s, usually through
   `status_error` and `connection_error`.
 
+Optional capabilities: a vendor whose API lists models or makes embeddings implements
+`ModelCatalog` / `Embedder` (`automata.core.providers` exports both and their values)
+with `vendor_call` and `vendor_pages`, so those calls keep the same error mapping,
+deadlines and retries as `complete`.
+
 Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
 `client.with_options`, with the SDK's retries off), `stream_params` (default: adds
 `stream=True`), `call_params` (default: `request_params`; override to warn about
@@ -82,6 +87,8 @@ from typing import Any, ClassVar, Final, Generic, Protocol, Self, TypedDict, Typ
 
 from automata.core._blocks import (
     Block,
+    Citation,
+    DocumentBlock,
     ImageBlock,
     Message,
     RawBlock,
@@ -90,6 +97,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
 from automata.core._errors import MissingAPIKeyError, ProviderError, ProviderTimeoutError
 from automata.core._options import CallOptions
@@ -126,10 +134,16 @@ __all__ = [
     "TAIL_GRACE",
     "Block",
     "CallOptions",
+    "Citation",
     "Delta",
+    "DocumentBlock",
+    "Embedder",
+    "Embeddings",
     "ImageBlock",
     "Message",
     "MissingAPIKeyError",
+    "ModelCatalog",
+    "ModelInfo",
     "ModelRequest",
     "ModelResponse",
     "OutputSchema",
@@ -142,6 +156,7 @@ __all__ = [
     "RetryPolicy",
     "SDKClient",
     "SDKOptions",
+    "SDKPage",
     "SDKProvider",
     "SDKStream",
     "SSEStream",
@@ -156,6 +171,7 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
+    "capability",
     "encode_body",
     "parse_retry_after",
     "post_raw",
@@ -213,6 +229,18 @@ class SDKStream(Protocol):
     async def close(self) -> None: ...
 
 
+class SDKPage(Protocol):
+    """What `vendor_pages` needs of one page of an SDK listing (the Stainless-built
+    SDKs' pages): its items, and the way to the next page."""
+
+    @property
+    def data(self) -> Sequence[Any]: ...
+
+    def has_next_page(self) -> bool: ...
+
+    def get_next_page(self) -> Awaitable[Any]: ...
+
+
 class StreamAssembler(Protocol):
     """Folds one reply's stream events into deltas and one final `ModelResponse`.
 
@@ -230,6 +258,7 @@ class StreamAssembler(Protocol):
 
 
 ClientT = TypeVar("ClientT", bound=SDKClient)
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -507,16 +536,40 @@ class SDKProvider(ABC, Generic[ClientT]):
         if self.completes_by_streaming(params):
             return await self._complete_by_streaming(request)
 
-        async def attempt() -> ModelResponse:
-            watch = self._watch(request.options, streaming=False)
+        async def once() -> ModelResponse:
+            return self.parse_response(await self.send(params))
+
+        return await self._attempts(once, request.options)
+
+    async def _attempts(self, call: Callable[[], Awaitable[T]], options: CallOptions) -> T:
+        async def attempt() -> T:
+            watch = self._watch(options, streaming=False)
             try:
-                return self.parse_response(await watch.read(lambda: self.send(params)))
+                return await watch.read(call)
             except Exception as error:
                 raise self.map_error(error) from error
             finally:
                 watch.close()
 
         return await retry(attempt, self.retry_policy, sleep=self._sleep)
+
+    async def vendor_call(self, call: Callable[[], Awaitable[T]]) -> T:
+        """`await call()` (an SDK call, and reading its reply) under the rules of
+        `complete`: each attempt ends within `call_timeout`, every failure becomes a
+        `ProviderError` through `map_error`, and retryable ones are repeated per
+        `retry_policy`. For the vendor's other services (a model list, embeddings)."""
+        return await self._attempts(call, CallOptions())
+
+    async def vendor_pages(self, first: Callable[[], Awaitable[SDKPage]]) -> list[Any]:
+        """Every item of a paginated SDK listing, in the vendor's order: `first()` gives
+        the first page, each page's `get_next_page()` the next while `has_next_page()`.
+        Each page is one `vendor_call`, so a failed page is retried alone."""
+        page = await self.vendor_call(first)
+        items = list(page.data or ())
+        while page.has_next_page():
+            page = await self.vendor_call(page.get_next_page)
+            items.extend(page.data or ())
+        return items
 
     async def _complete_by_streaming(self, request: ModelRequest) -> ModelResponse:
         final: ModelResponse | None = None

@@ -1,0 +1,120 @@
+"""`OpenAIResponsesProvider`: the Responses API behind automata's provider protocols."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Literal, Unpack
+
+from automata.core.providers import (
+    ModelRequest,
+    ProviderError,
+    SDKOptions,
+    SDKProvider,
+)
+from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
+from automata.openai._provider import ReasoningEffort
+from automata.openai._reply import PROVIDER
+from automata.openai._responses_reply import ResponsesAssembler, response_from
+from automata.openai._responses_wire import ResponsesSettings, build_params
+from openai import AsyncOpenAI
+
+__all__ = ["OpenAIResponsesProvider"]
+
+ReasoningSummary = Literal["auto", "concise", "detailed"]
+
+
+class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
+    """The OpenAI Responses API (`POST /v1/responses`) through the official `openai`
+    SDK's `client.responses.create`, streaming or not.
+
+    Works with any server that speaks the Responses API at its `base_url`. Keys,
+    clients, retries (429, 503 and 529, only before any delta), deadlines and error
+    mapping are those of `OpenAIProvider` (errors read `openai: <status> <code>: ...`).
+
+    Every request carries the whole transcript by default: reasoning items go back
+    verbatim (their `encrypted_content` included), so a conversation needs nothing
+    kept on the server. Settings:
+
+    - `store`: sent as `store` when set; `store=False` (stateless, Zero Data
+      Retention) also asks for `include=["reasoning.encrypted_content"]`, so the
+      reasoning can be sent back.
+    - `use_previous_response_id`: send `previous_response_id` of the latest reply in
+      the transcript that this provider read, and only the messages after it (the
+      whole transcript when there is none). Needs the server to keep responses, so
+      it cannot be combined with `store=False`.
+    - `reasoning_effort` (sent on every call; otherwise a `thinking_budget` is
+      translated into an effort) and `reasoning_summary` (sent with an effort).
+    - `system_role`: "developer" to send system messages with that role.
+    """
+
+    provider_name = PROVIDER
+    client_class = AsyncOpenAI
+    api_key_env = "OPENAI_API_KEY"
+    stream_end = "response.completed"
+    supports_native_output = True
+    """Structured output maps onto `text.format` json_schema (strict when the schema
+    allows it)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        store: bool | None = None,
+        use_previous_response_id: bool = False,
+        reasoning_effort: ReasoningEffort | None = None,
+        reasoning_summary: ReasoningSummary | None = "auto",
+        system_role: Literal["system", "developer"] = "system",
+        **options: Unpack[SDKOptions],
+    ) -> None:
+        if use_previous_response_id and store is False:
+            raise ValueError(
+                "use_previous_response_id needs responses kept on the server; "
+                "it cannot be combined with store=False"
+            )
+        super().__init__(model, client=client, **options)
+        self._settings = ResponsesSettings(
+            model=model,
+            system_role=system_role,
+            reasoning_effort=reasoning_effort,
+            reasoning_summary=reasoning_summary,
+            store=store,
+            use_previous_response_id=use_previous_response_id,
+        )
+        self._warned = False
+
+    # ---------------------------------------------------------- SDKProvider hooks
+
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The `responses.create` arguments this provider sends for `request`, to see
+        how blocks and options map. Nested values (schemas, tool inputs, kept items)
+        are the request's own objects: read them, do not change them."""
+        return build_params(request, self._settings)
+
+    def call_params(self, request: ModelRequest) -> dict[str, Any]:
+        """`request_params`, warning once that `stop_sequences` are not sent (the
+        Responses API has no such parameter)."""
+        if request.options.stop_sequences and not self._warned:
+            self._warned = True
+            warnings.warn(
+                "openai-responses: the Responses API takes no stop sequences; "
+                "stop_sequences are not sent",
+                UserWarning,
+                stacklevel=3,
+            )
+        return self.request_params(request)
+
+    async def send(self, params: dict[str, Any]) -> Any:
+        return await self.client.responses.create(**params)
+
+    parse_response = staticmethod(response_from)
+
+    def new_assembler(self) -> ResponsesAssembler:
+        return ResponsesAssembler(self._stream_failure)
+
+    def _stream_failure(self, code: str, message: str) -> ProviderError:
+        """An `error` event or `response.failed`: its code gives a status when known."""
+        return self.status_error(_STATUS_OF_STREAM_ERROR.get(code), code, message)
+
+    def vendor_error(self, error: Exception) -> ProviderError | None:
+        return vendor_error(self, error)

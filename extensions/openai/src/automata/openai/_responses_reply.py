@@ -1,0 +1,315 @@
+"""Reading Responses API replies (a whole `Response`, or its stream events) as core
+blocks.
+
+Each output item becomes blocks, in output order, and keeps under
+`extra["openai-responses"]` what the next turn must send back (`WIRE` names the key):
+
+- a `reasoning` item: a `ThinkingBlock` whose text is the item's summary texts joined
+  by a blank line (its `reasoning_text` content when it has no summary), keeping the
+  whole item (`"item"`: id, summary, `encrypted_content`, ...) to send back verbatim;
+- a `message` item: one `TextBlock` per part (a `refusal` part's text too, marked
+  `"part": "refusal"`), keeping the item's fields but its content (`"item"`: id,
+  status, ...) and a part's non-empty `annotations` (citations);
+- a `function_call` item: a `ToolUseBlock` whose id is the `call_id`, keeping the
+  item's other fields (`"item"`: its id, status, ...) and, when they cannot be read
+  as a JSON object, the arguments as written (`"arguments"`, with `input_error` set);
+- any other item (web search, file search, custom tool calls, ...): a
+  `RawBlock(provider="openai-responses")`, the item as received.
+
+The reply's first block also keeps the response's id (`"response"`), for
+`previous_response_id`. A reply of the wrong shape raises `ProviderError` saying what
+was wrong; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from automata.core.providers import (
+    Block,
+    Delta,
+    Message,
+    ModelResponse,
+    ProviderError,
+    RawBlock,
+    StopReason,
+    TextBlock,
+    TextDelta,
+    ThinkingBlock,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolUseBlock,
+    Usage,
+)
+from automata.openai._reply import PROVIDER, clip, malformed, read_arguments, show
+from openai.types.responses import Response
+
+__all__ = ["WIRE", "ResponsesAssembler", "StreamFailure", "map_status", "response_from"]
+
+WIRE: Final = "openai-responses"
+"""The key this wire's fields are kept under in blocks' `extra`, and the `provider`
+of its raw blocks: Responses items are not Chat Completions messages, so neither
+provider sends the other's."""
+
+THINKING_SEPARATOR: Final = "\n\n"
+"""Put between the summary texts of one reasoning item."""
+
+INCOMPLETE_REASONS: Final[Mapping[str, StopReason]] = {
+    "max_output_tokens": StopReason.MAX_TOKENS,
+    "content_filter": StopReason.CONTENT_FILTER,
+}
+
+StreamFailure = Callable[[str, str], ProviderError]
+"""Builds the error for a failure reported inside a stream, from its code and message."""
+
+_SCALARS = (str, int, float, list, dict)
+
+
+def map_status(status: str, reason: str, *, has_tool_calls: bool) -> StopReason:
+    """The core stop reason for a response's `status` (and, when incomplete, its
+    `incomplete_details.reason`)."""
+    if status == "completed":
+        return StopReason.TOOL_USE if has_tool_calls else StopReason.END_TURN
+    if status == "incomplete":
+        return INCOMPLETE_REASONS.get(reason, StopReason.INCOMPLETE)
+    return StopReason.UNKNOWN
+
+
+def _count(value: object) -> int:
+    return value if type(value) is int and value > 0 else 0
+
+
+def usage_from(raw: Any) -> Usage | None:
+    """Core usage from a `ResponseUsage`: `input_tokens` includes cached and
+    cache-written tokens, so those are taken out; `output_tokens` includes the
+    reasoning tokens. Counts that are not integers read as 0."""
+    if raw is None or isinstance(raw, _SCALARS):
+        return None
+    details = getattr(raw, "input_tokens_details", None)
+    cached = _count(getattr(details, "cached_tokens", None))
+    written = _count(getattr(details, "cache_write_tokens", None))
+    return Usage(
+        input_tokens=max(_count(getattr(raw, "input_tokens", None)) - cached - written, 0),
+        output_tokens=_count(getattr(raw, "output_tokens", None)),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+def _text(value: object, what: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    raise malformed(f"{what} is not text: {show(value)}")
+
+
+def _fields(item: Mapping[str, Any], *left_out: str) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in left_out and v is not None}
+
+
+def _thinking(item: Mapping[str, Any]) -> ThinkingBlock:
+    summary = item.get("summary") or []
+    texts = [_text(s.get("text"), "a reasoning summary") for s in summary if isinstance(s, dict)]
+    if not texts:
+        content = item.get("content") or []
+        texts = ["".join(_text(c.get("text"), "reasoning text") for c in content)]
+    return ThinkingBlock(thinking=THINKING_SEPARATOR.join(texts), extra={WIRE: {"item": item}})
+
+
+def _texts(item: Mapping[str, Any], out: list[Block]) -> bool:
+    """The blocks of a message item; whether it refused."""
+    content = item.get("content")
+    if not isinstance(content, list):
+        raise malformed(f"a message's content is not a list: {show(content)}")
+    fields = _fields(item, "content")
+    refused = False
+    for part in content:
+        if not isinstance(part, dict):
+            raise malformed(f"a content part is not an object: {show(part)}")
+        kept: dict[str, Any] = {"item": fields}
+        if part.get("type") == "refusal":
+            refused = True
+            kept["part"] = "refusal"
+            text = _text(part.get("refusal"), "a refusal")
+        else:
+            text = _text(part.get("text"), "a text part's text")
+            annotations = part.get("annotations")
+            if annotations:
+                kept["annotations"] = annotations
+        out.append(TextBlock(text=text, extra={WIRE: kept}))
+    return refused
+
+
+def _call(item: Mapping[str, Any]) -> ToolUseBlock:
+    arguments = _text(item.get("arguments"), "a function call's arguments")
+    value, error = read_arguments(arguments)
+    kept: dict[str, Any] = {"item": _fields(item, "type", "call_id", "name", "arguments")}
+    if error is not None:
+        kept["arguments"] = arguments
+    call_id = _text(item.get("call_id"), "a function call's call_id")
+    if not call_id:
+        raise malformed(f"a function call has no call_id: {clip(str(item), 80)}")
+    return ToolUseBlock(
+        id=call_id,
+        name=_text(item.get("name"), "a function call's name"),
+        input=value,
+        input_error=error,
+        extra={WIRE: kept},
+    )
+
+
+def _item_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, dict):
+        return item
+    if item is None or isinstance(item, _SCALARS):
+        raise malformed(f"an output item is not an object: {show(item)}")
+    as_dict: dict[str, Any] = item.to_dict(mode="json")
+    return as_dict
+
+
+def read_output(items: list[Any], response_id: str) -> tuple[tuple[Block, ...], bool, bool]:
+    """The blocks of a response's output items; whether it called functions; whether
+    it refused."""
+    blocks: list[Block] = []
+    calls = refused = False
+    for raw in items:
+        item = _item_dict(raw)
+        kind = item.get("type")
+        if kind == "reasoning":
+            blocks.append(_thinking(item))
+        elif kind == "message":
+            refused = _texts(item, blocks) or refused
+        elif kind == "function_call":
+            blocks.append(_call(item))
+            calls = True
+        else:
+            blocks.append(RawBlock(provider=WIRE, data=item))
+    if response_id:
+        _keep_response_id(blocks, response_id)
+    return tuple(blocks), calls, refused
+
+
+def _keep_response_id(blocks: list[Block], response_id: str) -> None:
+    """Keep the response's id on the first block that keeps fields (none when the
+    reply holds only raw items)."""
+    for position, block in enumerate(blocks):
+        if isinstance(block, TextBlock | ThinkingBlock | ToolUseBlock):
+            mine = (block.extra or {}).get(WIRE)
+            kept = dict(mine) if isinstance(mine, dict) else {}
+            kept["response"] = response_id
+            blocks[position] = block.model_copy(update={"extra": {WIRE: kept}})
+            return
+
+
+def response_from(reply: Any, items: list[Any] | None = None) -> ModelResponse:
+    """A `ModelResponse` for an SDK `Response` (a whole reply, or the one a stream
+    ended with). `items`, when given, are used in place of an empty `output` (a
+    server whose final event leaves the output out)."""
+    if not isinstance(reply, Response):
+        shown = clip(reply, 80) if isinstance(reply, str) else show(reply)
+        raise ProviderError(f"{PROVIDER}: the reply is not a response: {shown}", provider=PROVIDER)
+    output = getattr(reply, "output", None)
+    if not isinstance(output, list):
+        raise malformed(f"no output list: {show(output)}")
+    status = _text(getattr(reply, "status", None), "status") or "completed"
+    if status == "failed":
+        error = getattr(reply, "error", None)
+        detail = _text(getattr(error, "message", None), "an error message") or "no reason given"
+        raise ProviderError(f"{PROVIDER}: the response failed: {detail}", provider=PROVIDER)
+    response_id = _text(getattr(reply, "id", None), "id")
+    try:
+        blocks, calls, refused = read_output(output or items or [], response_id)
+    except (ValueError, AttributeError) as error:  # pydantic's errors, bad nesting
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise malformed(first) from error
+    details = getattr(reply, "incomplete_details", None)
+    reason = _text(getattr(details, "reason", None), "incomplete reason") if details else ""
+    stop = (
+        StopReason.CONTENT_FILTER if refused else map_status(status, reason, has_tool_calls=calls)
+    )
+    model = getattr(reply, "model", "")
+    return ModelResponse(
+        message=Message(role="assistant", content=blocks),
+        stop_reason=stop,
+        usage=usage_from(getattr(reply, "usage", None)),
+        raw_stop_reason=reason if status == "incomplete" and reason else status,
+        model=model if isinstance(model, str) else "",
+    )
+
+
+class ResponsesAssembler:
+    """Folds Responses stream events into deltas and one final `ModelResponse`.
+
+    Text, refusal, reasoning summary (a blank line between the summaries of one item)
+    and reasoning text deltas, and function call argument deltas (`ToolCallDelta`
+    with the call's `call_id`), in stream order. The stream is whole (`finished`) at
+    `response.completed` or `response.incomplete`, whose response is the final reply
+    (with the items of `response.output_item.done` when it leaves its output out).
+    `response.failed` and `error` events raise the error `fail` builds. Implements
+    `automata.core.providers.StreamAssembler`.
+    """
+
+    __slots__ = ("_calls", "_done", "_fail", "_final", "_summaries", "finished")
+
+    def __init__(self, fail: StreamFailure) -> None:
+        self._fail = fail
+        self._calls: dict[int, tuple[str, str]] = {}
+        self._summaries: dict[int, int] = {}
+        self._done: dict[int, Any] = {}
+        self._final: Any = None
+        self.finished = False
+
+    def feed(self, event: Any) -> list[Delta]:
+        kind = getattr(event, "type", None)
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            delta = _text(event.delta, "a text delta")
+            return [TextDelta(delta)] if delta else []
+        if kind == "response.function_call_arguments.delta":
+            delta = _text(event.delta, "an arguments delta")
+            call = self._calls.get(event.output_index)
+            if call is None:
+                raise malformed(f"arguments for an unknown call at {event.output_index!r}")
+            return [ToolCallDelta(call[0], call[1], delta)] if delta else []
+        if kind == "response.reasoning_summary_text.delta":
+            return self._summary(event)
+        if kind == "response.reasoning_text.delta":
+            delta = _text(event.delta, "a reasoning delta")
+            return [ThinkingDelta(delta)] if delta else []
+        if kind == "response.output_item.added":
+            item = event.item
+            if getattr(item, "type", None) == "function_call":
+                call_id = _text(item.call_id, "a function call's call_id")
+                self._calls[event.output_index] = (call_id, _text(item.name, "a function name"))
+        elif kind == "response.output_item.done":
+            self._done[event.output_index] = event.item
+        elif kind == "response.completed" or kind == "response.incomplete":
+            self._final = event.response
+            self.finished = True
+        elif kind == "response.failed":
+            error = getattr(event.response, "error", None)
+            code = _text(getattr(error, "code", None), "an error code")
+            message = _text(getattr(error, "message", None), "an error message")
+            raise self._fail(code, message or "the response failed")
+        elif kind == "error":
+            code = _text(getattr(event, "code", None), "an error code")
+            raise self._fail(code, _text(getattr(event, "message", None), "an error message"))
+        return []
+
+    def _summary(self, event: Any) -> list[Delta]:
+        delta = _text(event.delta, "a summary delta")
+        index, summary = event.output_index, event.summary_index
+        seen = self._summaries.get(index, 0)
+        out: list[Delta] = []
+        if isinstance(summary, int) and summary > seen:
+            # The summaries of one item are joined by a blank line, as in the reply.
+            out.extend(ThinkingDelta(THINKING_SEPARATOR) for _ in range(summary - seen))
+            self._summaries[index] = summary
+        if delta:
+            out.append(ThinkingDelta(delta))
+        return out
+
+    def response(self) -> ModelResponse:
+        done = [self._done[k] for k in sorted(self._done)]
+        return response_from(self._final, done)
