@@ -99,3 +99,12 @@ async def test_close_releases_the_response() -> None:
     await stream.__anext__()
     await stream.close()
     assert body.closed
+
+
+async def test_buffered_hands_on_what_was_already_read_and_skip_when_nothing_is() -> None:
+    stream = SSEStream(Body([b"data: one\n\ndata: two\n\n", b"data: three\n\n"]), pair)
+    assert stream.buffered() is SKIP
+    assert await stream.__anext__() == (None, "one")
+    assert stream.buffered() == (None, "two")
+    assert stream.buffered() is SKIP
+    assert await stream.__anext__() == (None, "three")
