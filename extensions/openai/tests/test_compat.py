@@ -395,7 +395,9 @@ async def test_deepseek_reasoning_is_thinking_sent_back_as_the_server_accepted(
     for sent, recorded in zip(server.received, (first, second, third), strict=True):
         assert normalized(sent.body) == normalized(recorded.request)
     assert final.message.text.startswith("\U0001f389 **Congratulations, Anne!**")
-    assert final.usage == Usage(input_tokens=80, output_tokens=61, cache_read_tokens=896)
+    assert final.usage == Usage(
+        input_tokens=80, output_tokens=61, cache_read_tokens=896, reasoning_tokens=25
+    )
 
 
 # --- OpenRouter: streamed reasoning_details -------------------------------------------
@@ -434,7 +436,7 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
         ),
         TextBlock(text="2 + 2 = 4"),
     )
-    assert reply.usage == Usage(input_tokens=43, output_tokens=36)
+    assert reply.usage == Usage(input_tokens=43, output_tokens=36, reasoning_tokens=13)
     server.enqueue(replies.reply(replies.completion("Yes.")))
     follow_up = ModelRequest(messages=(question, reply.message, Message.user("Sure?")))
     await provider.complete(follow_up)

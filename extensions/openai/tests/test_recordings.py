@@ -248,7 +248,7 @@ async def test_images_returned_by_a_tool_reach_the_model_in_a_follow_up_user_mes
     recorded_images = [p for p in recorded[3]["content"] if p["type"] == "image_url"]
     assert [p for p in sent[3]["content"] if p["type"] == "image_url"] == recorded_images
     assert final.message.text == "Kiwi"
-    assert final.usage == Usage(input_tokens=765, output_tokens=75)
+    assert final.usage == Usage(input_tokens=765, output_tokens=75, reasoning_tokens=64)
 
 
 # --- what every vendor's recordings are checked for ---------------------------------

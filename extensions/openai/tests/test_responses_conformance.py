@@ -87,6 +87,8 @@ class TestOpenAIResponsesConformance(WireConformance):
                     ),
                 ]
             ),
-            expected_usage=Usage(input_tokens=30, output_tokens=12, cache_read_tokens=100),
+            expected_usage=Usage(
+                input_tokens=30, output_tokens=12, cache_read_tokens=100, reasoning_tokens=4
+            ),
             gate=self.server,
         )

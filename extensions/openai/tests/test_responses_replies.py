@@ -98,14 +98,17 @@ async def test_reasoning_text_is_the_thinking_of_an_item_without_a_summary(
 
 
 @MODES
-async def test_usage_takes_cached_tokens_out_of_input_and_counts_reasoning_as_output(
+async def test_usage_takes_cached_tokens_out_of_input_and_reports_reasoning_within_output(
     server: WireServer, provider: OpenAIResponsesProvider, streamed: bool
 ) -> None:
-    """OR11: cached tokens are taken out of input; reasoning tokens are part of output."""
+    """OR11: cached tokens are taken out of input; reasoning tokens are part of output,
+    and reported as `reasoning_tokens` too."""
     usage = wire.usage(1200, 300, cached=1000, reasoning_tokens=256)
     server.enqueue(wire.reply(wire.response(wire.message("ok"), usage=usage)))
     response = await final_response(provider, HI, streamed=streamed)
-    assert response.usage == Usage(input_tokens=200, output_tokens=300, cache_read_tokens=1000)
+    assert response.usage == Usage(
+        input_tokens=200, output_tokens=300, cache_read_tokens=1000, reasoning_tokens=256
+    )
 
 
 async def test_a_reply_without_usage_reports_none(

@@ -1,6 +1,6 @@
 """Example: durable threads over HTTP (Starlette), with request keys and server-sent
 views. See `app.py` for the routes."""
 
-from threads_server.app import BadRequest, create_app
+from threads_server.app import BadRequest, create_app, json_errors, read_json
 
-__all__ = ["BadRequest", "create_app"]
+__all__ = ["BadRequest", "create_app", "json_errors", "read_json"]

@@ -43,7 +43,7 @@ from automata.threads import (
 )
 from automata.threads import Host as ThreadHost
 
-__all__ = ["BadRequest", "create_app"]
+__all__ = ["BadRequest", "create_app", "json_errors", "read_json"]
 
 HostOpener = Callable[[], Awaitable[ThreadHost]]
 
@@ -71,7 +71,24 @@ def _error(error: Exception) -> JSONResponse:
     return JSONResponse({"error": type(error).__name__, "message": str(error)}, status)
 
 
-async def _body(request: Request, *fields: str) -> dict[str, Any]:
+def json_errors(
+    route: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """`route`, answering the errors above with their status and a JSON body
+    `{"error": <type>, "message": ...}`; anything else stays a server error."""
+
+    async def respond_to(request: Request) -> Response:
+        try:
+            return await route(request)
+        except _ANSWERED as error:
+            return _error(error)
+
+    return respond_to
+
+
+async def read_json(request: Request, *fields: str) -> dict[str, Any]:
+    """The request's JSON object body; `BadRequest` when it is not one, or when one of
+    `fields` is missing or neither a string nor a boolean."""
     try:
         body = await request.json()
     except ValueError as bad:
@@ -104,27 +121,16 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
             raise HostClosedError("the server is starting or stopping")
         return service
 
-    def handled(
-        route: Callable[[Request], Awaitable[Response]],
-    ) -> Callable[[Request], Awaitable[Response]]:
-        async def respond_to(request: Request) -> Response:
-            try:
-                return await route(request)
-            except _ANSWERED as error:
-                return _error(error)
-
-        return respond_to
-
-    @handled
+    @json_errors
     async def create(request: Request) -> Response:
-        body = await _body(request, "request_key")
+        body = await read_json(request, "request_key")
         title = body.get("title", "")
         if not isinstance(title, str):
             raise BadRequest("title must be a string")
         view = await threads().create(request_key=body["request_key"], title=title)
         return JSONResponse(view.to_dict(), 201)
 
-    @handled
+    @json_errors
     async def list_threads(request: Request) -> Response:
         page = await threads().list(
             before=_int_query(request, "before", None),
@@ -140,30 +146,30 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
             }
         )
 
-    @handled
+    @json_errors
     async def view(request: Request) -> Response:
         found = await threads().view(request.path_params["thread_id"])
         return JSONResponse(found.to_dict())
 
-    @handled
+    @json_errors
     async def send(request: Request) -> Response:
-        body = await _body(request, "request_key", "text")
+        body = await read_json(request, "request_key", "text")
         found = await threads().send(
             request.path_params["thread_id"], body["text"], request_key=body["request_key"]
         )
         return JSONResponse(found.to_dict(), 202)
 
-    @handled
+    @json_errors
     async def cancel(request: Request) -> Response:
-        body = await _body(request, "request_key")
+        body = await read_json(request, "request_key")
         found = await threads().cancel(
             request.path_params["thread_id"], request_key=body["request_key"]
         )
         return JSONResponse(found.to_dict())
 
-    @handled
+    @json_errors
     async def respond(request: Request) -> Response:
-        body = await _body(request, "request_key", "interaction_id", "answer")
+        body = await read_json(request, "request_key", "interaction_id", "answer")
         reason = body.get("reason", "")
         if not isinstance(reason, str):
             raise BadRequest("reason must be a string")
@@ -176,7 +182,7 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
         )
         return JSONResponse(found.to_dict())
 
-    @handled
+    @json_errors
     async def events(request: Request) -> Response:
         thread_id = request.path_params["thread_id"]
         await threads().view(thread_id)  # 404 before the stream starts

@@ -5,7 +5,8 @@ Build a reply's output items (`message`, `refusal`, `reasoning`, `function_call`
 wrap them in `response(...)`, and answer with `reply(body)`: JSON, or the named SSE
 events of a real stream when the request asks to stream (`response.created`,
 `response.in_progress`, per item `response.output_item.added`, its content events
-with every text in two deltas, `response.output_item.done`, then
+with every text in two deltas (and its annotations as
+`response.output_text.annotation.added`), `response.output_item.done`, then
 `response.completed`, or `response.incomplete` for an incomplete response). Every
 event carries its `sequence_number`, and the shapes are those of the `openai` SDK's
 types under `openai.types.responses`. Failures: `error_event` (an `error` event
@@ -179,6 +180,13 @@ def _message_events(emit: _Events, item: dict[str, Any], index: int) -> None:
             emit("response.content_part.added", **where, part=empty)
             for piece in emit.pieces(part["text"]):
                 emit("response.output_text.delta", **where, delta=piece, logprobs=[])
+            for number, annotation in enumerate(part.get("annotations") or ()):
+                emit(
+                    "response.output_text.annotation.added",
+                    **where,
+                    annotation_index=number,
+                    annotation=annotation,
+                )
             emit("response.output_text.done", **where, text=part["text"], logprobs=[])
         else:
             emit("response.content_part.added", **where, part={**part, "refusal": ""})
@@ -218,18 +226,22 @@ def _started(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "response.in_progress", pending
 
 
-def stream_events(body: dict[str, Any], *, pieces: Pieces = halves) -> list[bytes]:
+def stream_events(
+    body: dict[str, Any], *, pieces: Pieces = halves, ending: dict[str, Any] | None = None
+) -> list[bytes]:
     """The SSE events a real stream sends for the response `body`: it opens, streams
     each output item (every text and arguments in the deltas `pieces` gives, two by
-    default), and ends with `response.completed` (or `response.incomplete`) carrying
-    the whole response."""
+    default; a text's annotations as `response.output_text.annotation.added` after
+    its deltas), and ends with `response.completed` (or `response.incomplete`)
+    carrying the whole response, or `ending` when given (a server whose final
+    response says less than its events)."""
     emit = _Events(pieces)
     for kind, pending in _started(body):
         emit(kind, response=copy.deepcopy(pending))
     for index, item in enumerate(body["output"]):
         _item_events(emit, item, index)
-    ending = "response.incomplete" if body["status"] == "incomplete" else "response.completed"
-    emit(ending, response=body)
+    last = "response.incomplete" if body["status"] == "incomplete" else "response.completed"
+    emit(last, response=body if ending is None else ending)
     return emit.sent
 
 

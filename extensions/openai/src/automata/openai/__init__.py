@@ -7,8 +7,9 @@ Responses API.
 output through `response_format`, usage with cached tokens, and rate-limit retries.
 `OpenAIResponsesProvider` speaks the Responses API (`client.responses.create`):
 reasoning items sent back verbatim (stateless with `store=False`), parallel function
-calls, images, native structured output through `text.format`, its own stream
-events, and `previous_response_id` as an option.
+calls, images and documents, citations, native structured output through
+`text.format`, its own stream events, and `previous_response_id` as an option. Both
+are also a `ModelCatalog` and an `Embedder`.
 """
 
 from automata.core.providers import DEFAULT_RETRY_STATUSES

@@ -7,18 +7,35 @@ does not report them) and the rest is in `raw`, with whatever a compatible serve
 adds. Embeddings go out `embed_batch_size` texts a request (the API takes at most
 2048), are put back in the order of the texts by their `index`, and the usage of
 every request is summed.
+
+`OpenAIServices` is the base both OpenAI providers share: an `SDKProvider` on
+`AsyncOpenAI` that is a `ModelCatalog` and an `Embedder` through these functions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
-from automata.core.providers import Embeddings, ModelInfo, ProviderError, SDKProvider, Usage
+from automata.core.providers import (
+    Embeddings,
+    ModelInfo,
+    ProviderError,
+    SDKOptions,
+    SDKProvider,
+    Usage,
+)
 from openai import AsyncOpenAI
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "MAX_EMBEDDING_INPUTS", "embed", "get_model", "list_models"]
+__all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
+    "MAX_EMBEDDING_INPUTS",
+    "OpenAIServices",
+    "embed",
+    "get_model",
+    "list_models",
+]
 
 DEFAULT_EMBEDDING_MODEL: Final = "text-embedding-3-small"
 """The model `embed` uses when neither the call nor the provider names one."""
@@ -103,3 +120,54 @@ async def embed(
             tokens = (tokens or 0) + batch_tokens
     usage = None if tokens is None else Usage(input_tokens=tokens)
     return Embeddings(vectors=tuple(vectors), model=served, usage=usage)
+
+
+class OpenAIServices(SDKProvider[AsyncOpenAI]):
+    """An `SDKProvider` on the official `AsyncOpenAI` client that is also a
+    `ModelCatalog` (`list_models`, `get_model`: `GET /models`) and an `Embedder`
+    (`embed`: `POST /embeddings`), with the provider's retries, deadlines and errors.
+    The base of `OpenAIProvider` and `OpenAIResponsesProvider`: both APIs live under
+    the same base URL and key.
+
+    `embedding_model` is used unless a call names a model; `embed_batch_size` texts
+    go in one request (from 1 to `MAX_EMBEDDING_INPUTS`, else `ValueError`).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        embed_batch_size: int = MAX_EMBEDDING_INPUTS,
+        **options: Unpack[SDKOptions],
+    ) -> None:
+        if not 0 < embed_batch_size <= MAX_EMBEDDING_INPUTS:
+            raise ValueError(
+                f"embed_batch_size must be from 1 to {MAX_EMBEDDING_INPUTS}, got {embed_batch_size}"
+            )
+        super().__init__(model, client=client, **options)
+        self.embedding_model = embedding_model
+        self.embed_batch_size = embed_batch_size
+
+    async def list_models(self) -> tuple[ModelInfo, ...]:
+        """Every model of `GET /models`: ids and creation times; limits and features
+        are None (the API does not report them), the entries whole in `raw`."""
+        return await list_models(self)
+
+    async def get_model(self, model_id: str) -> ModelInfo:
+        """One model from `GET /models/<id>`; an unknown id is a 404 `ProviderError`."""
+        return await get_model(self, model_id)
+
+    async def embed(
+        self, texts: Sequence[str], *, model: str | None = None, dimensions: int | None = None
+    ) -> Embeddings:
+        """One vector per text, in order, `embed_batch_size` texts a request (usage
+        summed); `model` defaults to `embedding_model`. No texts, no request."""
+        return await embed(
+            self,
+            texts,
+            model=model or self.embedding_model,
+            dimensions=dimensions,
+            batch_size=self.embed_batch_size,
+        )

@@ -52,8 +52,8 @@ _DELTA_FIELDS: Final = frozenset({"content", "function_call", "refusal", "role",
 
 def usage_from_json(raw: object) -> Usage | None:
     """Core usage from a `usage` object, as `_reply.usage_from` reads the SDK's:
-    cached and cache-written tokens taken out of `input_tokens`; None when it is not an
-    object."""
+    cached and cache-written tokens taken out of `input_tokens`, the reasoning part of
+    `completion_tokens` as `reasoning_tokens`; None when it is not an object."""
     if type(raw) is not dict:
         return None
     details = raw.get("prompt_tokens_details")
@@ -63,11 +63,13 @@ def usage_from_json(raw: object) -> Usage | None:
     else:
         cached = written = 0
     prompt = _count(raw.get("prompt_tokens"))
+    output = raw.get("completion_tokens_details")
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
         output_tokens=_count(raw.get("completion_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
+        reasoning_tokens=_count(output.get("reasoning_tokens")) if type(output) is dict else 0,
     )
 
 

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from typing import Any, Final, Literal, Unpack
 
 import httpx2
 
 from automata.core.providers import (
-    Embeddings,
-    ModelInfo,
     ModelRequest,
     ModelResponse,
     ProviderError,
     SDKOptions,
-    SDKProvider,
     SSEStream,
     StreamAssembler,
     encode_body,
@@ -23,8 +19,7 @@ from automata.core.providers import (
     raw_post_problem,
     read_reply,
 )
-from automata.openai import _catalog
-from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS
+from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import vendor_error
 from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
 from automata.openai._wire import (
@@ -55,7 +50,7 @@ def _sdk_response(data: Any) -> ModelResponse:
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
-class OpenAIProvider(SDKProvider[AsyncOpenAI]):
+class OpenAIProvider(OpenAIServices):
     """OpenAI Chat Completions through the official `openai` SDK, streaming or not.
 
     Works with any compatible `base_url` (OpenAI, Ollama, vLLM, OpenRouter, ...).
@@ -105,11 +100,13 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
         fast_path: bool = True,
         **options: Unpack[SDKOptions],
     ) -> None:
-        if not 0 < embed_batch_size <= MAX_EMBEDDING_INPUTS:
-            raise ValueError(
-                f"embed_batch_size must be from 1 to {MAX_EMBEDDING_INPUTS}, got {embed_batch_size}"
-            )
-        super().__init__(model, client=client, **options)
+        super().__init__(
+            model,
+            client=client,
+            embedding_model=embedding_model,
+            embed_batch_size=embed_batch_size,
+            **options,
+        )
         if fast_path:
             problem = raw_post_problem(self.client)
             if problem is not None:
@@ -121,38 +118,12 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI]):
                 fast_path = False
         self.fast_path = fast_path
         """Whether calls skip the SDK's parameter transformation and models."""
-        self.embedding_model = embedding_model
-        self.embed_batch_size = embed_batch_size
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
             max_tokens_field=max_tokens_field,
             reasoning_effort=reasoning_effort,
             stream_usage=stream_usage,
-        )
-
-    # ------------------------------------------------------ optional capabilities
-
-    async def list_models(self) -> tuple[ModelInfo, ...]:
-        """Every model of `GET /models`: ids and creation times; limits and features
-        are None (the API does not report them), the entries whole in `raw`."""
-        return await _catalog.list_models(self)
-
-    async def get_model(self, model_id: str) -> ModelInfo:
-        """One model from `GET /models/<id>`; an unknown id is a 404 `ProviderError`."""
-        return await _catalog.get_model(self, model_id)
-
-    async def embed(
-        self, texts: Sequence[str], *, model: str | None = None, dimensions: int | None = None
-    ) -> Embeddings:
-        """One vector per text, in order, `embed_batch_size` texts a request (usage
-        summed); `model` defaults to `embedding_model`. No texts, no request."""
-        return await _catalog.embed(
-            self,
-            texts,
-            model=model or self.embedding_model,
-            dimensions=dimensions,
-            batch_size=self.embed_batch_size,
         )
 
     # ---------------------------------------------------------- SDKProvider hooks

@@ -127,8 +127,9 @@ def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
 
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
-    cache-written tokens, so those are taken out of `input_tokens`. Counts that are
-    not integers read as 0."""
+    cache-written tokens, so those are taken out of `input_tokens`; the reasoning part
+    of `completion_tokens` is `reasoning_tokens`. Counts that are not integers read
+    as 0."""
     if raw is None or isinstance(raw, str | int | float | list | dict):
         return None
     details = getattr(raw, "prompt_tokens_details", None)
@@ -140,7 +141,15 @@ def usage_from(raw: Any) -> Usage | None:
         output_tokens=_count(getattr(raw, "completion_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
+        reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
     )
+
+
+def reasoning_tokens(details: object) -> int:
+    """The `reasoning_tokens` of a usage's output details (Chat Completions'
+    `completion_tokens_details`, the Responses API's `output_tokens_details`), 0 when
+    there are none."""
+    return _count(getattr(details, "reasoning_tokens", None))
 
 
 def _count(value: object) -> int:

@@ -5,12 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Literal, Unpack
 
-from automata.core.providers import (
-    ModelRequest,
-    ProviderError,
-    SDKOptions,
-    SDKProvider,
-)
+from automata.core.providers import ModelRequest, ProviderError, SDKOptions
+from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
 from automata.openai._provider import ReasoningEffort
 from automata.openai._reply import PROVIDER
@@ -23,7 +19,7 @@ __all__ = ["OpenAIResponsesProvider"]
 ReasoningSummary = Literal["auto", "concise", "detailed"]
 
 
-class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
+class OpenAIResponsesProvider(OpenAIServices):
     """The OpenAI Responses API (`POST /v1/responses`) through the official `openai`
     SDK's `client.responses.create`, streaming or not.
 
@@ -45,6 +41,10 @@ class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
     - `reasoning_effort` (sent on every call; otherwise a `thinking_budget` is
       translated into an effort) and `reasoning_summary` (sent with an effort).
     - `system_role`: "developer" to send system messages with that role.
+
+    Like `OpenAIProvider`, it is also a `ModelCatalog` (`list_models`, `get_model`:
+    `GET /models`) and an `Embedder` (`embed`: `POST /embeddings`, with
+    `embedding_model` and `embed_batch_size`), on the same base URL and key.
     """
 
     provider_name = PROVIDER
@@ -65,6 +65,8 @@ class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
         reasoning_effort: ReasoningEffort | None = None,
         reasoning_summary: ReasoningSummary | None = "auto",
         system_role: Literal["system", "developer"] = "system",
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        embed_batch_size: int = MAX_EMBEDDING_INPUTS,
         **options: Unpack[SDKOptions],
     ) -> None:
         if use_previous_response_id and store is False:
@@ -72,7 +74,13 @@ class OpenAIResponsesProvider(SDKProvider[AsyncOpenAI]):
                 "use_previous_response_id needs responses kept on the server; "
                 "it cannot be combined with store=False"
             )
-        super().__init__(model, client=client, **options)
+        super().__init__(
+            model,
+            client=client,
+            embedding_model=embedding_model,
+            embed_batch_size=embed_batch_size,
+            **options,
+        )
         self._settings = ResponsesSettings(
             model=model,
             system_role=system_role,

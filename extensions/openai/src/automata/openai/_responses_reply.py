@@ -9,7 +9,11 @@ Each output item becomes blocks, in output order, and keeps under
   whole item (`"item"`: id, summary, `encrypted_content`, ...) to send back verbatim;
 - a `message` item: one `TextBlock` per part (a `refusal` part's text too, marked
   `"part": "refusal"`), keeping the item's fields but its content (`"item"`: id,
-  status, ...) and a part's non-empty `annotations` (citations);
+  status, ...). A part's `annotations` (`url_citation`, `file_citation`,
+  `container_file_citation`, `file_path`) are the block's `citations`, each kept
+  whole as its `raw`, which is what goes back; in a stream, the annotations of
+  `response.output_text.annotation.added` fill a part the final response left
+  without them;
 - a `function_call` item: a `ToolUseBlock` whose id is the `call_id`, keeping the
   item's other fields (`"item"`: its id, status, ...) and, when they cannot be read
   as a JSON object, the arguments as written (`"arguments"`, with `input_error` set);
@@ -28,6 +32,7 @@ from typing import Any, Final
 
 from automata.core.providers import (
     Block,
+    Citation,
     Delta,
     Message,
     ModelResponse,
@@ -42,10 +47,25 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
-from automata.openai._reply import PROVIDER, clip, malformed, read_arguments, show
+from automata.openai._reply import (
+    PROVIDER,
+    citation_from,
+    clip,
+    malformed,
+    read_arguments,
+    reasoning_tokens,
+    show,
+)
 from openai.types.responses import Response
 
-__all__ = ["WIRE", "ResponsesAssembler", "StreamFailure", "map_status", "response_from"]
+__all__ = [
+    "WIRE",
+    "ResponsesAssembler",
+    "StreamFailure",
+    "citations",
+    "map_status",
+    "response_from",
+]
 
 WIRE: Final = "openai-responses"
 """The key this wire's fields are kept under in blocks' `extra`, and the `provider`
@@ -83,7 +103,8 @@ def _count(value: object) -> int:
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from a `ResponseUsage`: `input_tokens` includes cached and
     cache-written tokens, so those are taken out; `output_tokens` includes the
-    reasoning tokens. Counts that are not integers read as 0."""
+    reasoning tokens, reported as `reasoning_tokens` too. Counts that are not integers
+    read as 0."""
     if raw is None or isinstance(raw, _SCALARS):
         return None
     details = getattr(raw, "input_tokens_details", None)
@@ -94,6 +115,7 @@ def usage_from(raw: Any) -> Usage | None:
         output_tokens=_count(getattr(raw, "output_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
+        reasoning_tokens=reasoning_tokens(getattr(raw, "output_tokens_details", None)),
     )
 
 
@@ -118,27 +140,44 @@ def _thinking(item: Mapping[str, Any]) -> ThinkingBlock:
     return ThinkingBlock(thinking=THINKING_SEPARATOR.join(texts), extra={WIRE: {"item": item}})
 
 
-def _texts(item: Mapping[str, Any], out: list[Block]) -> bool:
-    """The blocks of a message item; whether it refused."""
+Streamed = Mapping[tuple[int, int], list[Any]]
+"""Annotations a stream announced, by output index and content index."""
+
+
+def citations(annotations: object) -> tuple[Citation, ...]:
+    """The `Citation`s of a part's `annotations` (the Responses API's flat form)."""
+    if annotations is None:
+        return ()
+    if not isinstance(annotations, list):
+        raise malformed(f"annotations is not a list: {show(annotations)}")
+    read: list[Citation] = []
+    for annotation in annotations:
+        if not isinstance(annotation, Mapping):
+            raise malformed(f"an annotation is not an object: {show(annotation)}")
+        read.append(citation_from(annotation))
+    return tuple(read)
+
+
+def _texts(item: Mapping[str, Any], out: list[Block], streamed: Mapping[int, list[Any]]) -> bool:
+    """The blocks of a message item (`streamed`: annotations announced for its parts,
+    by content index); whether it refused."""
     content = item.get("content")
     if not isinstance(content, list):
         raise malformed(f"a message's content is not a list: {show(content)}")
     fields = _fields(item, "content")
     refused = False
-    for part in content:
+    for index, part in enumerate(content):
         if not isinstance(part, dict):
             raise malformed(f"a content part is not an object: {show(part)}")
         kept: dict[str, Any] = {"item": fields}
         if part.get("type") == "refusal":
             refused = True
             kept["part"] = "refusal"
-            text = _text(part.get("refusal"), "a refusal")
-        else:
-            text = _text(part.get("text"), "a text part's text")
-            annotations = part.get("annotations")
-            if annotations:
-                kept["annotations"] = annotations
-        out.append(TextBlock(text=text, extra={WIRE: kept}))
+            out.append(TextBlock(text=_text(part.get("refusal"), "a refusal"), extra={WIRE: kept}))
+            continue
+        text = _text(part.get("text"), "a text part's text")
+        cited = citations(part.get("annotations") or streamed.get(index))
+        out.append(TextBlock(text=text, citations=cited, extra={WIRE: kept}))
     return refused
 
 
@@ -169,18 +208,21 @@ def _item_dict(item: Any) -> dict[str, Any]:
     return as_dict
 
 
-def read_output(items: list[Any], response_id: str) -> tuple[tuple[Block, ...], bool, bool]:
+def read_output(
+    items: list[Any], response_id: str, streamed: Streamed | None = None
+) -> tuple[tuple[Block, ...], bool, bool]:
     """The blocks of a response's output items; whether it called functions; whether
-    it refused."""
+    it refused. `streamed` are the annotations a stream announced."""
     blocks: list[Block] = []
     calls = refused = False
-    for raw in items:
+    for position, raw in enumerate(items):
         item = _item_dict(raw)
         kind = item.get("type")
         if kind == "reasoning":
             blocks.append(_thinking(item))
         elif kind == "message":
-            refused = _texts(item, blocks) or refused
+            announced = {c: a for (o, c), a in (streamed or {}).items() if o == position}
+            refused = _texts(item, blocks, announced) or refused
         elif kind == "function_call":
             blocks.append(_call(item))
             calls = True
@@ -203,10 +245,13 @@ def _keep_response_id(blocks: list[Block], response_id: str) -> None:
             return
 
 
-def response_from(reply: Any, items: list[Any] | None = None) -> ModelResponse:
+def response_from(
+    reply: Any, items: list[Any] | None = None, streamed: Streamed | None = None
+) -> ModelResponse:
     """A `ModelResponse` for an SDK `Response` (a whole reply, or the one a stream
     ended with). `items`, when given, are used in place of an empty `output` (a
-    server whose final event leaves the output out)."""
+    server whose final event leaves the output out); `streamed` annotations fill the
+    text parts left without any."""
     if not isinstance(reply, Response):
         shown = clip(reply, 80) if isinstance(reply, str) else show(reply)
         raise ProviderError(f"{PROVIDER}: the reply is not a response: {shown}", provider=PROVIDER)
@@ -220,7 +265,7 @@ def response_from(reply: Any, items: list[Any] | None = None) -> ModelResponse:
         raise ProviderError(f"{PROVIDER}: the response failed: {detail}", provider=PROVIDER)
     response_id = _text(getattr(reply, "id", None), "id")
     try:
-        blocks, calls, refused = read_output(output or items or [], response_id)
+        blocks, calls, refused = read_output(output or items or [], response_id, streamed)
     except (ValueError, AttributeError) as error:  # pydantic's errors, bad nesting
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise malformed(first) from error
@@ -251,13 +296,14 @@ class ResponsesAssembler:
     `automata.core.providers.StreamAssembler`.
     """
 
-    __slots__ = ("_calls", "_done", "_fail", "_final", "_summaries", "finished")
+    __slots__ = ("_annotations", "_calls", "_done", "_fail", "_final", "_summaries", "finished")
 
     def __init__(self, fail: StreamFailure) -> None:
         self._fail = fail
         self._calls: dict[int, tuple[str, str]] = {}
         self._summaries: dict[int, int] = {}
         self._done: dict[int, Any] = {}
+        self._annotations: dict[tuple[int, int], list[Any]] = {}
         self._final: Any = None
         self.finished = False
 
@@ -284,6 +330,8 @@ class ResponsesAssembler:
                 self._calls[event.output_index] = (call_id, _text(item.name, "a function name"))
         elif kind == "response.output_item.done":
             self._done[event.output_index] = event.item
+        elif kind == "response.output_text.annotation.added":
+            self._annotation(event)
         elif kind == "response.completed" or kind == "response.incomplete":
             self._final = event.response
             self.finished = True
@@ -310,6 +358,15 @@ class ResponsesAssembler:
             out.append(ThinkingDelta(delta))
         return out
 
+    def _annotation(self, event: Any) -> None:
+        annotation = getattr(event, "annotation", None)
+        if annotation is None:
+            return
+        if not isinstance(annotation, Mapping):
+            annotation = _item_dict(annotation)
+        key = (event.output_index, event.content_index)
+        self._annotations.setdefault(key, []).append(annotation)
+
     def response(self) -> ModelResponse:
         done = [self._done[k] for k in sorted(self._done)]
-        return response_from(self._final, done)
+        return response_from(self._final, done, self._annotations)

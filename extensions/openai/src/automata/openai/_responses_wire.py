@@ -2,9 +2,10 @@
 
 The transcript becomes `input` items, in order: system messages in place (role
 `system`, or `developer`); user content as a `message` of `input_text`,
-`input_image` (data URL or URL) and, from raw blocks of this wire, any other part
-(`input_file`, ...); each tool result as a `function_call_output` (a failed one's text
-starts with `error: `; images it returned go in its output as `input_image` parts);
+`input_image` (data URL or URL), documents as `input_file` (see `document_parts`)
+and, from raw blocks of this wire, any other part (`input_file` by id, ...); each tool
+result as a `function_call_output` (a failed one's text starts with `error: `; images
+and documents it returned go in its output as `input_image` and `input_file` parts);
 each assistant block as the item it was read from, sent back as kept (see
 `automata.openai._responses_reply`): reasoning items verbatim (with their
 `encrypted_content`), text as its `message` item (the parts of one item together, with
@@ -26,6 +27,7 @@ from typing import Any
 
 from automata.core.providers import (
     Block,
+    DocumentBlock,
     ImageBlock,
     Message,
     ModelRequest,
@@ -36,10 +38,17 @@ from automata.core.providers import (
     ToolSpec,
     ToolUseBlock,
 )
+from automata.openai._reply import PROVIDER
 from automata.openai._responses_reply import WIRE
-from automata.openai._wire import _SCHEMA_NAME, ERROR_PREFIX, effort_for_budget
+from automata.openai._wire import _FILE_NAMES, _SCHEMA_NAME, ERROR_PREFIX, effort_for_budget
 
-__all__ = ["ResponsesSettings", "build_params", "convert_input", "last_response_id"]
+__all__ = [
+    "ResponsesSettings",
+    "build_params",
+    "convert_input",
+    "document_parts",
+    "last_response_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,19 +78,58 @@ def _image(block: ImageBlock) -> dict[str, Any]:
     return {"type": "input_image", "image_url": url, "detail": "auto"}
 
 
+def document_parts(block: DocumentBlock) -> list[dict[str, Any]]:
+    """A document as input parts: its `context` as an `input_text` part (the wire has
+    no field for it), then an `input_file`. A document by URL is `file_url` (the API
+    fetches it; named by its title when it has one); inline bytes and plain text are
+    `file_data`, a `data:<media type>;base64,...` URL, named by the title or
+    `document.pdf` / `document.txt`. `citations` has no Responses counterpart: the
+    API's citations are its own annotations."""
+    file: dict[str, Any] = {"type": "input_file"}
+    if block.url is not None:
+        if block.title:
+            file["filename"] = block.title
+        file["file_url"] = block.url
+    else:
+        media_type = block.media_type or "text/plain"
+        data = block.data if block.data is not None else (block.text or "").encode("utf-8")
+        encoded = base64.b64encode(data).decode("ascii")
+        file["filename"] = block.title or _FILE_NAMES.get(media_type, "document")
+        file["file_data"] = f"data:{media_type};base64,{encoded}"
+    if block.context:
+        return [{"type": "input_text", "text": block.context}, file]
+    return [file]
+
+
 def _text_of(blocks: Iterable[Block]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextBlock) and b.text)
 
 
 def _tool_output(block: ToolResultBlock) -> dict[str, Any]:
+    """A tool result's `function_call_output`: its text alone as a string; with images
+    or documents, a list of parts (the text first, then each attachment in order)."""
     text = _text_of(block.content)
     if block.is_error:
         text = ERROR_PREFIX + text
-    images = [_image(b) for b in block.content if isinstance(b, ImageBlock)]
+    attached: list[dict[str, Any]] = []
+    for part in block.content:
+        if isinstance(part, ImageBlock):
+            attached.append(_image(part))
+        elif isinstance(part, DocumentBlock):
+            attached.extend(document_parts(part))
     output: str | list[dict[str, Any]] = text
-    if images:
-        output = [{"type": "input_text", "text": text}, *images] if text else images
+    if attached:
+        output = [{"type": "input_text", "text": text}, *attached] if text else attached
     return {"type": "function_call_output", "call_id": block.tool_use_id, "output": output}
+
+
+def _annotations(block: TextBlock) -> list[Any]:
+    """A text part's annotations as received: its citations' `raw`, or those kept in
+    `extra` by transcripts written before citations were typed."""
+    kept = _kept(block).get("annotations")
+    if isinstance(kept, list):
+        return kept
+    return [c.raw for c in block.citations if c.provider == PROVIDER and c.raw is not None]
 
 
 class _Input:
@@ -111,6 +159,8 @@ class _Input:
                 self._parts.append({"type": "input_text", "text": block.text})
         elif isinstance(block, ImageBlock):
             self._parts.append(_image(block))
+        elif isinstance(block, DocumentBlock):
+            self._parts.extend(document_parts(block))
         elif isinstance(block, ToolResultBlock):
             self.add(_tool_output(block))
         elif isinstance(block, RawBlock) and block.provider == WIRE:
@@ -126,12 +176,7 @@ class _Input:
         if kept.get("part") == "refusal":
             part: dict[str, Any] = {"type": "refusal", "refusal": block.text}
         else:
-            annotations = kept.get("annotations")
-            part = {
-                "type": "output_text",
-                "text": block.text,
-                "annotations": annotations if isinstance(annotations, list) else [],
-            }
+            part = {"type": "output_text", "text": block.text, "annotations": _annotations(block)}
         message = self._message
         if message is None or message.get("id") != item["id"]:
             self.flush()
