@@ -142,6 +142,9 @@ class OpenAIProvider(OpenAIServices):
         return streamed
 
     async def send(self, params: dict[str, Any]) -> Any:
+        """On the fast path, the HTTP response of posting `params` as the body (a
+        stream of its events' JSON when `params` stream); else the reply of
+        `chat.completions.create`."""
         if not self.fast_path:
             return await self.client.chat.completions.create(**params)
         stream = bool(params.get("stream"))
@@ -158,11 +161,13 @@ class OpenAIProvider(OpenAIServices):
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
+        """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
         if not self.fast_path:
             return response_from(raw)
         return read_reply(raw, response_from_json, _sdk_response)
 
     def new_assembler(self) -> StreamAssembler:
+        """An assembler for the stream `send` returns (JSON events or SDK models)."""
         return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
