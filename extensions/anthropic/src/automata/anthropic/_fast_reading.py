@@ -15,6 +15,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
+import httpx2
+
 from anthropic import AsyncAnthropic
 from automata.anthropic._reading import (
     _NOTHING,
@@ -36,7 +38,6 @@ from automata.core.providers import (
     Message,
     ModelResponse,
     ProviderError,
-    RawStreamResponse,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -80,7 +81,7 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
 
 
 def stream_decoder(
-    client: AsyncAnthropic, response: RawStreamResponse
+    client: AsyncAnthropic, response: httpx2.Response
 ) -> Callable[[str | None, str], Any]:
     """The `SSEStream` decoder for a Messages stream, as the SDK's stream reads it:
     unnamed events, pings and events without data are skipped; an `error` event
@@ -96,8 +97,8 @@ def stream_decoder(
                 body = json.loads(data)
                 message = f"{body}"
             except ValueError:
-                message = data or f"Error code: {getattr(response, 'status_code', '')}"
-            raise client._make_status_error(message, body=body, response=response)  # type: ignore[arg-type]
+                message = data or f"Error code: {response.status_code}"
+            raise client._make_status_error(message, body=body, response=response)
         if not data:
             return SKIP
         return json.loads(data)

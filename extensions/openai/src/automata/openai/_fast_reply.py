@@ -15,6 +15,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
+import httpx2
+
 import openai
 from automata.core.providers import (
     SKIP,
@@ -22,7 +24,6 @@ from automata.core.providers import (
     Message,
     ModelResponse,
     RawBlock,
-    RawStreamResponse,
     StopReason,
     TextDelta,
     ToolCallDelta,
@@ -141,7 +142,7 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
     return _response(reply, finish, data.get("usage"), model if isinstance(model, str) else "")
 
 
-def stream_decoder(response: RawStreamResponse) -> Callable[[str | None, str], Any]:
+def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any]:
     """The `SSEStream` decoder for a Chat Completions stream, as the SDK's stream reads
     it: each event's data is a chunk's JSON; `[DONE]` ends the stream (what follows is
     skipped); a chunk carrying `error` raises the SDK's `APIError` for it."""
@@ -160,8 +161,7 @@ def stream_decoder(response: RawStreamResponse) -> Callable[[str | None, str], A
             message = error.get("message") if isinstance(error, dict) else None
             if not message or not isinstance(message, str):
                 message = "An error occurred during streaming"
-            request = getattr(response, "request", None)
-            raise openai.APIError(message=message, request=request, body=error)  # type: ignore[arg-type]
+            raise openai.APIError(message=message, request=response.request, body=error)
         return chunk
 
     return decode
