@@ -49,7 +49,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -512,26 +513,36 @@ async def interleaved(
 ) -> Timing:
     """Alternate `first` and `second` run by run (in ABBA order), so that drift in the
     machine's speed hits both alike, for `rounds` rounds of `runs` runs each."""
-    firsts: list[float] = []
-    seconds: list[float] = []
-    for _ in range(rounds):
-        gc.collect()
-        spent = [0.0, 0.0]
-        for index in range(runs):
-            # ABBA order: a side that runs second can find the machine in another state
-            # (the server still finishing the other side's reply); alternating cancels it.
-            order = ((0, first), (1, second)) if index % 2 == 0 else ((1, second), (0, first))
-            for side, run in order:
-                start = time.process_time()
-                await run()
-                spent[side] += time.process_time() - start
-        firsts.append(spent[0] / runs)
-        seconds.append(spent[1] / runs)
+    firsts, seconds = await cpu_rounds((first, second), runs, rounds)
     return Timing(
         first=min(firsts),
         second=min(seconds),
         ratios=tuple(b / a for a, b in zip(firsts, seconds, strict=True)),
     )
+
+
+async def cpu_rounds(
+    sides: Sequence[Callable[[], Awaitable[object]]], runs: int, rounds: int
+) -> list[list[float]]:
+    """Client CPU per run of each side, one figure per round: `rounds` rounds of `runs`
+    runs of every side, the sides taking turns run by run, in order and then in reverse
+    (ABBA, ABCDDCBA), so that drift in the machine's speed hits every side alike."""
+    spent_per_round: list[list[float]] = [[] for _ in sides]
+    forward = list(enumerate(sides))
+    backward = forward[::-1]
+    for _ in range(rounds):
+        gc.collect()
+        spent = [0.0] * len(sides)
+        for index in range(runs):
+            # a side that runs second can find the machine in another state (the
+            # server still finishing the other side's reply); alternating cancels it
+            for side, run in forward if index % 2 == 0 else backward:
+                start = time.process_time()
+                await run()
+                spent[side] += time.process_time() - start
+        for side, total in enumerate(spent):
+            spent_per_round[side].append(total / runs)
+    return spent_per_round
 
 
 @dataclass(frozen=True)
@@ -761,6 +772,21 @@ def instructions_table(base_url: str, runs: int, cases: list[str]) -> None:
         print(f"{label:<22}{hand / 1e6:>12.2f} M{agent / 1e6:>10.2f} M{agent / hand:>8.3f}x")
 
 
+@contextmanager
+def local_server() -> Iterator[str]:
+    """The local server (`serve`) in a child process, for as long as the block runs:
+    yields its base URL."""
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        yield f"http://127.0.0.1:{child.stdout.readline().strip()}"
+    finally:
+        child.terminate()
+        child.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -804,12 +830,7 @@ def main() -> None:
         case, side, runs = args.side.split(":")
         asyncio.run(one_side(case, side, int(runs), args.base_url))
         return
-    child = subprocess.Popen(
-        [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None
-        base_url = f"http://127.0.0.1:{child.stdout.readline().strip()}"
+    with local_server() as base_url:
         if args.profile:
             asyncio.run(profile(args.profile, base_url, args.runs, args.sort))
             return
@@ -846,9 +867,6 @@ def main() -> None:
         for wire, stream in cases:
             timing = asyncio.run(measure_call(wire, stream, base_url, args.runs, args.rounds))
             print(timing.row(f"{wire} {'stream' if stream else 'complete'}"))
-    finally:
-        child.terminate()
-        child.wait()
 
 
 if __name__ == "__main__":

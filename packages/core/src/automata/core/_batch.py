@@ -18,7 +18,7 @@ from typing import Any
 from automata.core._approval import Approval, Approver
 from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from automata.core._errors import ModelRetry
-from automata.core._events import ToolResultEvent
+from automata.core._events import ToolResultEvent, quick_init
 from automata.core._handoffs import Handoff
 from automata.core._model_retry import ToolRetries
 from automata.core._policy import CallBudget, ToolPolicy
@@ -56,6 +56,7 @@ class _BatchAbort(Exception):
         self.cause = cause
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class BatchContext:
     """What a tool batch needs from the run it belongs to, and nothing more.

@@ -8,8 +8,10 @@ and grows by one per nesting level. The ordering contract is in docs/streaming.m
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
@@ -29,6 +31,48 @@ __all__ = [
 ]
 
 
+_E = TypeVar("_E")
+
+
+def quick_init(cls: type[_E]) -> type[_E]:
+    """Give a frozen, slotted dataclass an `__init__` with the same signature that
+    fills its slots through their descriptors (for the events here, and the core's
+    other frozen values built on every run).
+
+    The generated one sets each field with `object.__setattr__`, which on a class that
+    defines `__setattr__` (every frozen dataclass) walks the class's bases on each
+    call: building an event cost about twice as much. A streamed run builds one per
+    delta. Nothing else changes: the instance stays frozen, equal and hashable as
+    before, and `dataclasses.replace` and pickling work as before. Fields with a
+    `default_factory`, `init=False` or `__post_init__` are not supported."""
+    generated = cls.__init__
+    assert not hasattr(cls, "__post_init__"), cls
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    scope: dict[str, Any] = {}
+    positional: list[str] = []
+    keyword: list[str] = []
+    for field in fields:
+        assert field.init, field.name
+        assert field.default_factory is dataclasses.MISSING, field.name
+        scope[f"_set_{field.name}"] = inspect.getattr_static(cls, field.name).__set__
+        parameter = field.name
+        if field.default is not dataclasses.MISSING:
+            scope[f"_default_{field.name}"] = field.default
+            parameter += f"=_default_{field.name}"
+        (keyword if field.kw_only else positional).append(parameter)
+    parameters = ["self", *positional, *(["*", *keyword] if keyword else [])]
+    lines = [f"def __init__({', '.join(parameters)}):"]
+    lines += [f"    _set_{field.name}(self, {field.name})" for field in fields]
+    exec("\n".join(lines), scope)  # as dataclasses builds the __init__ it generates
+    quick = scope["__init__"]
+    quick.__qualname__ = generated.__qualname__
+    quick.__module__ = generated.__module__
+    quick.__annotations__ = dict(generated.__annotations__)
+    quick.__doc__ = generated.__doc__
+    cls.__init__ = quick  # type: ignore[method-assign]
+    return cls
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _EventBase:
     agent: str
@@ -36,6 +80,7 @@ class _EventBase:
     depth: int = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextEvent(_EventBase):
     """A fragment of the model's answer text."""
@@ -43,6 +88,7 @@ class TextEvent(_EventBase):
     text: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThinkingEvent(_EventBase):
     """A fragment of the model's reasoning."""
@@ -50,6 +96,7 @@ class ThinkingEvent(_EventBase):
     text: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallDeltaEvent(_EventBase):
     """A fragment of a tool call's JSON arguments as the model writes them; the
@@ -60,6 +107,7 @@ class ToolCallDeltaEvent(_EventBase):
     delta: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallEvent(_EventBase):
     """The model asked for a tool call (announced before any call of the turn runs)."""
@@ -67,6 +115,7 @@ class ToolCallEvent(_EventBase):
     call: ToolUseBlock
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultEvent(_EventBase):
     """A tool call finished. `result` is the text view, `blocks` the full content;
@@ -79,6 +128,7 @@ class ToolResultEvent(_EventBase):
     error: BaseException | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PartialOutputEvent(_EventBase):
     """The typed output as far as the model has written it, validated leniently (an
@@ -88,6 +138,7 @@ class PartialOutputEvent(_EventBase):
     output: Any
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UsageEvent(_EventBase):
     """Tokens one model turn used (at most one per turn, after its text)."""
@@ -95,6 +146,7 @@ class UsageEvent(_EventBase):
     usage: Usage
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandoffEvent(_EventBase):
     """The run handed the conversation from `from_agent` to `to_agent` (after the
@@ -118,6 +170,7 @@ class CompactionSummary:
     summary: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompactionEvent(_EventBase):
     """A `Compactor` wrote a new summary for this run's request (before the provider

@@ -248,9 +248,9 @@ class RunLoop:
                         )
                     response = await self.call_model()
                     message = response.message
-                    self.check_response(response)
-                    transcript.append(message)
                     calls = message.tool_calls
+                    self.check_response(response, bool(calls))
+                    transcript.append(message)
                     self.open_calls = calls
                     yield ModelStep(
                         message,
@@ -384,30 +384,16 @@ class RunLoop:
                 await guard.before(messages)
             except RunError as tripped:
                 raise self.fail(tripped, StopReason.ERROR) from tripped.__cause__
-        context = RunContext(
-            self.deps, settings.agent, self.invocation_id, self.depth, self.emit or _ignore
-        )
         swap = settings.system_swap
-        if swap is not None:
-            text = "" if swap.prompt is None else await render_prompt(swap.prompt, context)
-            rest = messages[1:] if messages and messages[0].role == "system" else messages
-            messages = (Message.system(text), *rest) if text else rest
-        if settings.instructions:
-            text = await render_instructions(settings.instructions, context)
-            messages = with_instructions(messages, text)
-        request = ModelRequest(
-            messages=messages,
-            tools=settings.tool_specs,
-            options=settings.options,
-            output_schema=settings.output_schema,
-        )
-        try:
-            for hook in settings.pre_send:
-                request = await send_through(hook, request, context)
-        except RunError as hook_error:
-            if hook_error.result is None:
-                hook_error.result = self.result(StopReason.ERROR)
-            raise
+        if swap is not None or settings.instructions or settings.pre_send:
+            messages, request = await self.prepare(messages)
+        else:  # nothing renders or rewrites the request: skip its run context
+            request = ModelRequest(
+                messages=messages,
+                tools=settings.tool_specs,
+                options=settings.options,
+                output_schema=settings.output_schema,
+            )
         self.state.steps += 1
         provider = settings.provider
         tracing = settings.tracing
@@ -452,6 +438,38 @@ class RunLoop:
             if over is not None:  # the reply is not committed (L59)
                 raise self.fail(over, StopReason.ERROR)
         return response
+
+    async def prepare(
+        self, messages: tuple[Message, ...]
+    ) -> tuple[tuple[Message, ...], ModelRequest]:
+        """The messages and request of a model call whose system prompt is swapped, that
+        has instructions or that pre-send hooks rewrite."""
+        settings = self.settings
+        context = RunContext(
+            self.deps, settings.agent, self.invocation_id, self.depth, self.emit or _ignore
+        )
+        swap = settings.system_swap
+        if swap is not None:
+            text = "" if swap.prompt is None else await render_prompt(swap.prompt, context)
+            rest = messages[1:] if messages and messages[0].role == "system" else messages
+            messages = (Message.system(text), *rest) if text else rest
+        if settings.instructions:
+            text = await render_instructions(settings.instructions, context)
+            messages = with_instructions(messages, text)
+        request = ModelRequest(
+            messages=messages,
+            tools=settings.tool_specs,
+            options=settings.options,
+            output_schema=settings.output_schema,
+        )
+        try:
+            for hook in settings.pre_send:
+                request = await send_through(hook, request, context)
+        except RunError as hook_error:
+            if hook_error.result is None:
+                hook_error.result = self.result(StopReason.ERROR)
+            raise
+        return messages, request
 
     async def send(self, request: ModelRequest) -> ModelResponse:
         """One provider call: streamed when someone listens and the provider can."""
@@ -539,11 +557,17 @@ class RunLoop:
             IncompleteResponseError(f"response incomplete: {why}"), StopReason.INCOMPLETE
         )
 
-    def check_response(self, response: ModelResponse) -> None:
-        """Refuse a reply that is not a usable assistant turn; it is not committed."""
+    def check_response(self, response: ModelResponse, has_calls: bool) -> None:
+        """Refuse a reply that is not a usable assistant turn; it is not committed.
+        `has_calls`: whether the reply's message calls tools."""
         message = response.message
         stop = response.stop_reason
-        has_calls = any(isinstance(b, ToolUseBlock) for b in message.content)
+        if (
+            (stop is StopReason.TOOL_USE if has_calls else stop is StopReason.END_TURN)
+            and message.role == "assistant"
+            and message.content
+        ):
+            return  # the common replies: an answer, or a turn of tool calls
         problem: RunError | None = None
         if message.role != "assistant":
             problem = CompletionError(f"provider returned a {message.role} message")
