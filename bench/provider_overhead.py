@@ -11,8 +11,12 @@ the script warms up, then alternates rounds of hand-written runs and agent runs 
 prints CPU per run for each and their ratio (agent / hand-written). Runs alternate one
 by one, so drift in the machine's speed hits both sides alike; each round gives a ratio,
 and the median over the rounds is the figure to quote (the range shows the noise).
-Target: <= 1.10x. A second table isolates the provider: one model call through
+Target: <= 1.00x, aiming for 0.60x (the Messages and Chat Completions providers
+skip the SDK's parameter transformation and response models: their `fast_path`). A
+second table isolates the provider: one model call through
 `provider.complete`/`provider.stream` against the same call made by hand.
+`--sdk-path` builds those providers with `fast_path=False` instead, to measure the
+SDK's own calls and models the same way.
 
 `--profile WIRE-MODE` (e.g. `anthropic-stream`) instead runs only the agent side of
 one case under cProfile and prints the top functions by cumulative time.
@@ -426,14 +430,25 @@ async def hand_responses(client: Any, model: str, stream: bool) -> str:
 # ----------------------------------------------------------------- the agent side
 
 
+SDK_PATH_ENV = "AUTOMATA_BENCH_SDK_PATH"
+
+
 def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
     from automata.core import Agent, tool
 
+    # `--sdk-path` (inherited by the callgrind children through the environment):
+    # the providers' `fast_path=False`, through the SDK's own calls and models.
+    fast_path = not os.environ.get(SDK_PATH_ENV)
     if wire == "anthropic":
         from automata.anthropic import AnthropicProvider
 
         provider: Any = AnthropicProvider(
-            "claude-bench", api_key="k", base_url=base_url, max_tokens=1024, cache_prompt=False
+            "claude-bench",
+            api_key="k",
+            base_url=base_url,
+            max_tokens=1024,
+            cache_prompt=False,
+            fast_path=fast_path,
         )
     elif wire == "openai-responses":
         from automata.openai import OpenAIResponsesProvider
@@ -442,7 +457,9 @@ def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
     else:
         from automata.openai import OpenAIProvider
 
-        provider = OpenAIProvider("gpt-bench", api_key="k", base_url=f"{base_url}/v1")
+        provider = OpenAIProvider(
+            "gpt-bench", api_key="k", base_url=f"{base_url}/v1", fast_path=fast_path
+        )
     # An async tool, like the hand-written loop's direct call: a sync tool would run
     # in a worker thread (the core keeps blocking functions off the event loop).
     return Agent(provider, tools=[tool(async_weather, name="weather")]), provider
@@ -795,10 +812,17 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions with callgrind"
     )
+    parser.add_argument(
+        "--sdk-path",
+        action="store_true",
+        help="build the providers with fast_path=False (the SDK's own calls and models)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--side", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.sdk_path:
+        os.environ[SDK_PATH_ENV] = "1"
     if args.serve:
         serve()
         return

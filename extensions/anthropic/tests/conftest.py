@@ -18,9 +18,14 @@ MODEL = "claude-test"
 ProviderMaker = Providers[AnthropicProvider]
 
 
-@pytest.fixture
-async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
-    """`AnthropicProvider`s on the local server, prompt caching off unless asked."""
-    build = partial(AnthropicProvider, api_key="test-key", base_url=server.base_url)
+@pytest.fixture(params=[True, False], ids=["fast", "sdk"])
+async def make_provider(
+    request: pytest.FixtureRequest, server: WireServer, sleeps: list[float]
+) -> AsyncIterator[ProviderMaker]:
+    """`AnthropicProvider`s on the local server, prompt caching off unless asked: each
+    test runs twice, on the fast path and on the SDK's own (`fast_path=False`)."""
+    build = partial(
+        AnthropicProvider, api_key="test-key", base_url=server.base_url, fast_path=request.param
+    )
     async with Providers(build, sleeps, model=MODEL, cache_prompt=False) as providers:
         yield providers

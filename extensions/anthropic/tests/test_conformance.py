@@ -86,3 +86,12 @@ class TestAnthropicConformance(WireConformance):
             ),
             gate=self.server,
         )
+
+
+class TestAnthropicConformanceOnTheSDKPath(TestAnthropicConformance):
+    """The same scenario through `messages.create` and the SDK's models."""
+
+    def new_provider(self, base_url: str) -> AnthropicProvider:
+        return AnthropicProvider(
+            "claude-test", api_key="test-key", base_url=base_url, cache_prompt=True, fast_path=False
+        )

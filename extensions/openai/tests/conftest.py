@@ -18,9 +18,17 @@ MODEL = "gpt-test"
 ProviderMaker = Providers[OpenAIProvider]
 
 
-@pytest.fixture
-async def make_provider(server: WireServer, sleeps: list[float]) -> AsyncIterator[ProviderMaker]:
-    """`OpenAIProvider`s on the local server's `/v1`."""
-    build = partial(OpenAIProvider, api_key="test-key", base_url=f"{server.base_url}/v1")
+@pytest.fixture(params=[True, False], ids=["fast", "sdk"])
+async def make_provider(
+    request: pytest.FixtureRequest, server: WireServer, sleeps: list[float]
+) -> AsyncIterator[ProviderMaker]:
+    """`OpenAIProvider`s on the local server's `/v1`: each test runs twice, on the fast
+    path and on the SDK's own (`fast_path=False`)."""
+    build = partial(
+        OpenAIProvider,
+        api_key="test-key",
+        base_url=f"{server.base_url}/v1",
+        fast_path=request.param,
+    )
     async with Providers(build, sleeps, model=MODEL) as providers:
         yield providers

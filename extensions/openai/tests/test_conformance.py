@@ -79,3 +79,12 @@ class TestOpenAIConformance(WireConformance):
             expected_usage=Usage(input_tokens=30, output_tokens=12, cache_read_tokens=100),
             gate=self.server,
         )
+
+
+class TestOpenAIConformanceOnTheSDKPath(TestOpenAIConformance):
+    """The same scenario through `chat.completions.create` and the SDK's models."""
+
+    def new_provider(self, base_url: str) -> OpenAIProvider:
+        return OpenAIProvider(
+            "gpt-test", api_key="test-key", base_url=f"{base_url}/v1", fast_path=False
+        )

@@ -6,17 +6,32 @@ import os
 import warnings
 from typing import Any, Final, Literal, Unpack
 
-from anthropic import AsyncAnthropic
+import httpx2
+
+from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
+from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
+from automata.anthropic._fast_reading import (
+    JsonStreamAccumulator,
+    response_from_json,
+    stream_decoder,
+)
 from automata.anthropic._reading import StreamAccumulator, response_from
 from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
     ModelInfo,
     ModelRequest,
+    ModelResponse,
     ProviderError,
     SDKOptions,
     SDKProvider,
+    SSEStream,
+    StreamAssembler,
+    encode_body,
+    post_raw,
+    raw_post_problem,
+    read_reply,
 )
 
 __all__ = ["AnthropicProvider"]
@@ -24,6 +39,27 @@ __all__ = ["AnthropicProvider"]
 # The SDK refuses non-streaming calls it expects to run past ten minutes (roughly
 # this many output tokens); `complete` streams under the hood beyond it.
 _NON_STREAMING_MAX_TOKENS: Final = 21_333
+_PATH: Final = "/v1/messages"
+"""Where `messages.create` posts (relative to the client's base URL)."""
+_NON_STREAMING_OPTIONS: Final = {"timeout": DEFAULT_TIMEOUT}
+"""What `messages.create` passes for a non-streaming call on a client left at the
+default timeout (the timeout it allows such a call: the same ten minutes)."""
+
+
+def fast_path_problem(client: AsyncAnthropic) -> str | None:
+    """None when `client` takes the fast path's requests: its `post` takes what
+    `post_raw` passes, and it builds the SDK's error for a stream's `error` event
+    (`_make_status_error`); otherwise what is missing."""
+    problem = raw_post_problem(client)
+    if problem is None and not callable(getattr(client, "_make_status_error", None)):
+        problem = f"{type(client).__name__} has no _make_status_error"
+    return problem
+
+
+def _sdk_response(data: Any) -> ModelResponse:
+    """A reply's JSON read through the SDK's `Message` model, as `messages.create`
+    reads it (a body that is not an object is handed on as it is)."""
+    return response_from(SDKMessage.construct(**data) if isinstance(data, dict) else data)
 
 
 class AnthropicProvider(SDKProvider[AsyncAnthropic]):
@@ -51,6 +87,13 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     It is also a `ModelCatalog` (`list_models`, `get_model`: the Models API, with each
     model's limits and reported capabilities), with the same retries and errors. It is
     not an `Embedder`: Anthropic has no embeddings API.
+
+    `fast_path` (default on) sends the request body it builds through the SDK
+    client's `post` and reads the reply's JSON and server-sent events straight into
+    blocks, skipping the SDK's parameter transformation and response models (the
+    same blocks, usage and errors, for less client CPU). `fast_path=False`, or a
+    client whose SDK no longer takes those requests (it warns then), goes through
+    `messages.create` and the SDK's models instead.
     """
 
     provider_name = PROVIDER
@@ -71,11 +114,23 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         thinking_mode: Literal["enabled", "adaptive"] = "enabled",
         effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None,
         sampling_params: bool = False,
+        fast_path: bool = True,
         **options: Unpack[SDKOptions],
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         super().__init__(model, client=client, **options)
+        if fast_path:
+            problem = fast_path_problem(self.client)
+            if problem is not None:
+                warnings.warn(
+                    f"AnthropicProvider: calls go through messages.create: {problem}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                fast_path = False
+        self.fast_path = fast_path
+        """Whether calls skip the SDK's parameter transformation and models."""
         self._settings = WireSettings(
             model=model,
             max_tokens=max_tokens,
@@ -135,10 +190,41 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         return max_tokens > _NON_STREAMING_MAX_TOKENS
 
     async def send(self, params: dict[str, Any]) -> Any:
-        return await self.client.messages.create(**params)
+        """On the fast path, the HTTP response of posting `params` as the body (a
+        stream of its events' JSON when `params` stream); else `messages.create`'s reply."""
+        if not self.fast_path:
+            return await self.client.messages.create(**params)
+        extra = params.get("extra_body")
+        body = {**params, **extra} if extra else params
+        if extra:
+            del body["extra_body"]
+        stream = bool(body.get("stream"))
+        options = (
+            _NON_STREAMING_OPTIONS
+            if not stream and self.client.timeout == DEFAULT_TIMEOUT
+            else None
+        )
+        response = await post_raw(
+            self.client,
+            _PATH,
+            encode_body(body),
+            response_class=httpx2.Response,
+            stream=stream,
+            options=options,
+        )
+        if stream:
+            return SSEStream(response, stream_decoder(self.client, response))
+        return response
 
-    parse_response = staticmethod(response_from)
-    new_assembler = StreamAccumulator
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
+        if not self.fast_path:
+            return response_from(raw)
+        return read_reply(raw, response_from_json, _sdk_response)
+
+    def new_assembler(self) -> StreamAssembler:
+        """An assembler for the stream `send` returns (JSON events or SDK models)."""
+        return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

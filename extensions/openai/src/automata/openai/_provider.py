@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Unpack
+import warnings
+from typing import Any, Final, Literal, Unpack
+
+import httpx2
 
 from automata.core.providers import (
     ModelRequest,
+    ModelResponse,
     ProviderError,
     SDKOptions,
+    SSEStream,
+    StreamAssembler,
+    encode_body,
+    post_raw,
+    raw_post_problem,
+    read_reply,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import vendor_error
+from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
 from automata.openai._wire import (
     PROVIDER,
     StreamAccumulator,
@@ -19,8 +30,22 @@ from automata.openai._wire import (
     response_from,
 )
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 __all__ = ["OpenAIProvider"]
+
+_PATH: Final = "/chat/completions"
+"""Where `chat.completions.create` posts (relative to the client's base URL)."""
+_OPTIONS: Final = {"security": {"bearer_auth": True}}
+"""The request options `chat.completions.create` passes: the API key as a bearer token."""
+
+
+def _sdk_response(data: Any) -> ModelResponse:
+    """A reply's JSON read through the SDK's `ChatCompletion` model, as
+    `chat.completions.create` reads it (a body that is not an object is handed on as
+    it is)."""
+    return response_from(ChatCompletion.construct(**data) if isinstance(data, dict) else data)
+
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
@@ -44,6 +69,13 @@ class OpenAIProvider(OpenAIServices):
     It is also a `ModelCatalog` (`list_models`, `get_model`: `GET /models`) and an
     `Embedder` (`embed`: `POST /embeddings` with `embedding_model` unless the call names
     a model, `embed_batch_size` texts a request), with the same retries and errors.
+
+    `fast_path` (default on) sends the request body it builds through the SDK
+    client's `post` and reads the reply's JSON and server-sent events straight into
+    blocks, skipping the SDK's parameter transformation and response models (the
+    same blocks, usage and errors, for less client CPU). `fast_path=False`, or a
+    client whose SDK no longer takes those requests (it warns then), goes through
+    `chat.completions.create` and the SDK's models instead.
     """
 
     provider_name = PROVIDER
@@ -65,6 +97,7 @@ class OpenAIProvider(OpenAIServices):
         stream_usage: bool = True,
         embedding_model: str = DEFAULT_EMBEDDING_MODEL,
         embed_batch_size: int = MAX_EMBEDDING_INPUTS,
+        fast_path: bool = True,
         **options: Unpack[SDKOptions],
     ) -> None:
         super().__init__(
@@ -74,6 +107,17 @@ class OpenAIProvider(OpenAIServices):
             embed_batch_size=embed_batch_size,
             **options,
         )
+        if fast_path:
+            problem = raw_post_problem(self.client)
+            if problem is not None:
+                warnings.warn(
+                    f"OpenAIProvider: calls go through chat.completions.create: {problem}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                fast_path = False
+        self.fast_path = fast_path
+        """Whether calls skip the SDK's parameter transformation and models."""
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
@@ -98,10 +142,33 @@ class OpenAIProvider(OpenAIServices):
         return streamed
 
     async def send(self, params: dict[str, Any]) -> Any:
-        return await self.client.chat.completions.create(**params)
+        """On the fast path, the HTTP response of posting `params` as the body (a
+        stream of its events' JSON when `params` stream); else the reply of
+        `chat.completions.create`."""
+        if not self.fast_path:
+            return await self.client.chat.completions.create(**params)
+        stream = bool(params.get("stream"))
+        response = await post_raw(
+            self.client,
+            _PATH,
+            encode_body(params),
+            response_class=httpx2.Response,
+            stream=stream,
+            options=_OPTIONS,
+        )
+        if stream:
+            return SSEStream(response, stream_decoder(response))
+        return response
 
-    parse_response = staticmethod(response_from)
-    new_assembler = StreamAccumulator
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
+        if not self.fast_path:
+            return response_from(raw)
+        return read_reply(raw, response_from_json, _sdk_response)
+
+    def new_assembler(self) -> StreamAssembler:
+        """An assembler for the stream `send` returns (JSON events or SDK models)."""
+        return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

@@ -58,6 +58,19 @@ Optional hooks: `new_client` and `adopt_client` (default: through `client_class`
 options the vendor does not take), `completes_by_streaming` (default: never) and
 `has_credentials` (default: `api_key` or the `api_key_env` variable is set).
 
+## Skipping the SDK's models (the fast path)
+
+An SDK's parameter transformation and response models cost more client CPU than the
+rest of a call. A provider on a Stainless-generated SDK (Anthropic's, OpenAI's) can
+keep the SDK's client (auth, base URL, headers, timeouts, error types) and skip them:
+`send` posts `encode_body(params)` with `post_raw` (the SDK's documented
+`client.post(path, cast_to=httpx.Response, ...)`), `parse_response` reads the reply's
+JSON with `read_reply` (a reply of the wrong shape is read again through the SDK's
+models, so it fails exactly as on the SDK's path), and a stream is an `SSEStream`
+over the response, whose `decode` turns each event into what the assembler reads.
+`raw_post_problem(client)` says whether the client's `post` still takes what
+`post_raw` passes; when it does not, the provider keeps the SDK's own calls.
+
 Then test it against a local server speaking the vendor's wire format, with the
 provider conformance suite (`automata.core.testing.conformance`); see
 docs/providers.md.
@@ -98,7 +111,17 @@ from automata.core._provider import (
     ToolCallDelta,
     ToolSpec,
 )
+from automata.core._raw import (
+    RAW_POST_PARAMETERS,
+    RawResponse,
+    encode_body,
+    post_raw,
+    raw_post_problem,
+    read_reply,
+    reply_data,
+)
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
+from automata.core._sse import SKIP, RawStreamResponse, SSEStream
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
@@ -106,6 +129,8 @@ __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_RETRY_STATUSES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
+    "RAW_POST_PARAMETERS",
+    "SKIP",
     "TAIL_GRACE",
     "Block",
     "CallOptions",
@@ -126,12 +151,15 @@ __all__ = [
     "ProviderStreamItem",
     "ProviderTimeoutError",
     "RawBlock",
+    "RawResponse",
+    "RawStreamResponse",
     "RetryPolicy",
     "SDKClient",
     "SDKOptions",
     "SDKPage",
     "SDKProvider",
     "SDKStream",
+    "SSEStream",
     "StopReason",
     "StreamAssembler",
     "TextBlock",
@@ -144,7 +172,12 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "capability",
+    "encode_body",
     "parse_retry_after",
+    "post_raw",
+    "raw_post_problem",
+    "read_reply",
+    "reply_data",
     "retry",
 ]
 
@@ -187,7 +220,9 @@ class SDKClient(Protocol):
 
 class SDKStream(Protocol):
     """What the base needs of the stream an SDK call returns: the next event, and a
-    way to release the HTTP response."""
+    way to release the HTTP response. A stream that also has `buffered()` (the next
+    event already received, or `SKIP`; `SSEStream` has it) gets those events read
+    without a timed wait each."""
 
     def __anext__(self) -> Awaitable[Any]: ...
 
@@ -604,6 +639,8 @@ class SDKProvider(ABC, Generic[ClientT]):
         feed = assembler.feed
         begin, end = watch.begin, watch.end
         next_event = stream.__anext__
+        # An event already read off the connection is handed on without a timed wait.
+        buffered: Callable[[], Any] | None = getattr(stream, "buffered", None)
         if assembler.finished:
             watch.set_tail()
         try:
@@ -613,16 +650,18 @@ class SDKProvider(ABC, Generic[ClientT]):
             # goes back to the pool instead of being closed with bytes unread.
             while not opened.ended:
                 try:
-                    begin()  # `watch.read(next_event)`, inline: one coroutine less an event
-                    try:
-                        event = await next_event()
-                    except asyncio.CancelledError:
-                        expired = watch.expired()
-                        if expired is None:
-                            raise
-                        raise expired from None
-                    finally:
-                        end()
+                    event = SKIP if buffered is None else buffered()
+                    if event is SKIP:
+                        begin()  # `watch.read(next_event)`, inline: one coroutine less
+                        try:
+                            event = await next_event()
+                        except asyncio.CancelledError:
+                            expired = watch.expired()
+                            if expired is None:
+                                raise
+                            raise expired from None
+                        finally:
+                            end()
                     deltas = feed(event)
                     if assembler.finished:
                         watch.set_tail()
