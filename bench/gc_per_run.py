@@ -1,7 +1,7 @@
 """What a streamed run leaves to the garbage collector, automata beside hand-written SDK
 streams, in one process.
 
-Run: uv run python bench/gc_per_run.py [--runs 500] [--sessions 500] [--wire openai]
+Run (from the repository root): uv run python -m bench.gc_per_run [--runs 500] [--sessions 500] [--wire openai]
 
 Both sides are those of `scale_sessions.py` (the real provider on the official SDK
 client, against the same local server in a child process). Printed per side:
@@ -14,7 +14,9 @@ client, against the same local server in a child process). Printed per side:
   (its run over, the session kept), counted with `gc.get_objects()` over `--sessions`
   sessions; what a young or full collection has to traverse grows with these;
 - collections while those `--sessions` running sessions finish (their replies
-  released, a few deltas each, close together).
+  released, a few deltas each, close together), and the objects they traversed (the
+  young generation's trigger counts allocations minus deallocations, so a churn that
+  frees old objects while making new ones grows it far past its threshold of 700).
 
 Benchmarks measure; they never assert.
 """
@@ -24,14 +26,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import sys
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+from bench import scale_sessions as scale
 
-import scale_sessions as scale  # noqa: E402
+
+class Traversed:
+    """While installed in `gc.callbacks`: the objects each collection was given."""
+
+    def __init__(self) -> None:
+        self.objects = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            generations = range(info["generation"] + 1)
+            self.objects += sum(len(gc.get_objects(g)) for g in generations)
 
 
 def collections() -> list[int]:
@@ -69,7 +79,9 @@ async def measure(
     before = collections()
     for n in range(runs):
         await drain(texts(make(n)))
-    sequential = [(after - start) * 1000 / runs for start, after in zip(before, collections())]
+    sequential = [
+        (after - start) * 1000 / runs for start, after in zip(before, collections(), strict=True)
+    ]
 
     scale.settle()
     base = len(gc.get_objects())
@@ -80,9 +92,12 @@ async def measure(
     scale.settle()
     running = len(gc.get_objects())
     before = collections()
+    traversed = Traversed()
+    gc.callbacks.append(traversed)
     server.command("go")
     await asyncio.gather(*tasks)
-    released = [after - start for start, after in zip(before, collections())]
+    gc.callbacks.remove(traversed)
+    released = [after - start for start, after in zip(before, collections(), strict=True)]
     del tasks, round_
     scale.settle()
     finished = len(gc.get_objects())
@@ -99,7 +114,7 @@ async def measure(
     )
     print(
         f"  collections while they finish {' / '.join(str(c) for c in released)} "
-        "(young / middle / full)"
+        f"(young / middle / full), {traversed.objects:,} objects traversed"
     )
 
 
