@@ -1,7 +1,8 @@
 """What a streamed run leaves to the garbage collector, automata beside hand-written SDK
 streams, in one process.
 
-Run (from the repository root): uv run python -m bench.gc_per_run [--runs 500] [--sessions 500] [--wire openai]
+Run from the repository root:
+    uv run python -m bench.gc_per_run [--runs 500] [--sessions 500] [--wire openai]
 
 Both sides are those of `scale_sessions.py` (the real provider on the official SDK
 client, against the same local server in a child process). Printed per side:
