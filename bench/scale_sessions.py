@@ -2,6 +2,7 @@
 
 Run: uv run python bench/scale_sessions.py [--sessions 10000] [--wire openai]
      [--interval 10] [--deltas 3] [--pool 100] [--traced 2000] [--baseline]
+     [--gc-freeze] [--gc-threshold 50000[,10[,10]]]
 
 The sessions stream through the real provider (`OpenAIProvider` or
 `AnthropicProvider` on the official SDK client) from a local server in a child
@@ -25,6 +26,12 @@ prompt, a question, a tool call, its result, the answer) and streams one answer.
    process's event loop under the load. Printed with it: the phase's wall time beside
    an unloaded client's, the client's CPU share and CPU per delta, and the garbage
    collector's pauses over the phase.
+
+`--gc-freeze` calls `gc.freeze()` once start-up is over (clients made and warmed up,
+before any session), as a server would after importing and configuring everything:
+the collector then never traverses what start-up made. `--gc-threshold` sets the
+collector's thresholds (`gc.set_threshold`) for the whole run: a larger first one
+means fewer young collections. Both apply to both sides.
 
 `--baseline` then measures hand-written streams on the same SDK clients the same way:
 each session a list of the wire's message dicts, each turn one streamed SDK call whose
@@ -394,6 +401,14 @@ async def measure(
         print(f"  {len(failures)} sessions failed, e.g. {failures[0]}")
 
 
+def thresholds(text: str) -> tuple[int, ...]:
+    """`--gc-threshold`'s value: one to three comma-separated integers."""
+    values = tuple(int(part) for part in text.split(","))
+    if not 1 <= len(values) <= 3:
+        raise argparse.ArgumentTypeError("give one to three integers, e.g. 50000,10,10")
+    return values
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=10_000)
@@ -415,7 +430,21 @@ async def main() -> None:
         help="then measure hand-written SDK streams the same way (its RSS can be understated "
         "by memory the first side freed; compare tracemalloc)",
     )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="gc.freeze() after start-up (clients made and warmed up), before any session",
+    )
+    parser.add_argument(
+        "--gc-threshold",
+        type=thresholds,
+        default=None,
+        help="the collector's thresholds for the run, e.g. 50000 or 50000,10,10 "
+        "(gc.set_threshold; the default is 700,10,10)",
+    )
     options = parser.parse_args()
+    if options.gc_threshold is not None:
+        gc.set_threshold(*options.gc_threshold)
     count: int = options.sessions
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < count + 1000:
@@ -432,9 +461,13 @@ async def main() -> None:
                 pass
         server.command(f"pace {options.interval} {options.deltas}")
         settle()
+        if options.gc_freeze:
+            gc.freeze()
         print(
             f"{count} sessions, {options.wire} wire, {len(made)} SDK clients of "
-            f"{options.pool} connections; {options.deltas} deltas {options.interval} s apart"
+            f"{options.pool} connections; {options.deltas} deltas {options.interval} s apart; "
+            f"collector thresholds {gc.get_threshold()}"
+            + (f", {gc.get_freeze_count():,} start-up objects frozen" if options.gc_freeze else "")
         )
         sides = [
             Side(

@@ -35,30 +35,26 @@ class _Mailbox:
 
     Lighter than `asyncio.Queue` (no task accounting, no putter list, no maxsize
     checks): a streamed run puts one item per delta, so this sits on the hot path.
-    The consumer takes ready items straight from `items`; `wait` is for when it is empty.
+    The consumer takes ready items straight from `items`; when it is empty it parks a
+    future of its own in `waiter` (`RunStream.__anext__` does it inline: one
+    coroutine fewer per awaited delta, which under thousands of concurrent runs is
+    that many fewer GC-tracked objects alive between deltas).
     """
 
-    __slots__ = ("_loop", "_waiter", "items")
+    __slots__ = ("items", "loop", "waiter")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.items: deque[object] = deque()
-        self._loop = loop
-        self._waiter: asyncio.Future[None] | None = None
+        self.loop = loop
+        self.waiter: asyncio.Future[None] | None = None
 
     def put(self, item: object) -> None:
         self.items.append(item)
-        waiter = self._waiter
+        waiter = self.waiter
         if waiter is not None:
-            self._waiter = None
-            if not waiter.done():  # a cancelled `wait` leaves a cancelled waiter behind
+            self.waiter = None
+            if not waiter.done():  # a cancelled consumer leaves its cancelled waiter
                 waiter.set_result(None)
-
-    async def wait(self) -> None:
-        """Return once `items` is not empty."""
-        while not self.items:
-            waiter = self._loop.create_future()
-            self._waiter = waiter
-            await waiter
 
 
 async def _drive(start: RunStarter, mailbox: _Mailbox) -> RunResult[Any]:
@@ -119,8 +115,10 @@ class RunStream(Generic[T]):
         if mailbox is None:
             mailbox = self._begin()
         items = mailbox.items
-        if not items:
-            await mailbox.wait()
+        while not items:
+            waiter = mailbox.loop.create_future()
+            mailbox.waiter = waiter
+            await waiter
         item = items[0]  # `_DONE` stays in place, so every later call ends too
         if self._closed:
             raise StopAsyncIteration
