@@ -44,6 +44,7 @@ from bench.provider_overhead import (
     cpu_rounds,
     hand_anthropic,
     hand_openai,
+    hand_responses,
     local_server,
     make_agent,
     make_client,
@@ -72,7 +73,9 @@ def pydantic_ai_run(wire: str, base_url: str, stream: bool) -> tuple[Run, Any]:
         )
         settings: dict[str, Any] = {"max_tokens": 1024}
     else:
-        model = _import("pydantic_ai.models.openai").OpenAIChatModel(
+        models = _import("pydantic_ai.models.openai")
+        kind = models.OpenAIResponsesModel if wire == "openai-responses" else models.OpenAIChatModel
+        model = kind(
             "gpt-bench",
             provider=_import("pydantic_ai.providers.openai").OpenAIProvider(openai_client=client),
         )
@@ -94,14 +97,19 @@ def pydantic_ai_run(wire: str, base_url: str, stream: bool) -> tuple[Run, Any]:
 
 
 def openai_agents_run(wire: str, base_url: str, stream: bool) -> tuple[Run, Any] | None:
-    if wire != "openai":
+    if wire == "anthropic":
         return None
     agents = _import("agents")
     agents.set_tracing_disabled(True)  # nothing leaves the machine
     client = make_client(wire, base_url)
+    kind = (
+        agents.OpenAIResponsesModel
+        if wire == "openai-responses"
+        else agents.OpenAIChatCompletionsModel
+    )
     agent = agents.Agent(
         name="bench",
-        model=agents.OpenAIChatCompletionsModel("gpt-bench", openai_client=client),
+        model=kind("gpt-bench", openai_client=client),
         tools=[agents.function_tool(async_weather, name_override="weather")],
     )
 
@@ -127,12 +135,14 @@ class Row:
 
 
 async def measure(case: str, base_url: str, runs: int, rounds: int) -> Row:
-    wire, _, mode = case.partition("-")
+    wire, _, mode = case.rpartition("-")
     stream = mode == "stream"
     hand_client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
     model = "claude-bench" if wire == "anthropic" else "gpt-bench"
-    hand_loop = hand_anthropic if wire == "anthropic" else hand_openai
+    hand_loop = {"anthropic": hand_anthropic, "openai-responses": hand_responses}.get(
+        wire, hand_openai
+    )
 
     async def hand() -> str:
         return await hand_loop(hand_client, model, stream)
