@@ -36,9 +36,12 @@ def texts(view: ThreadView) -> list[tuple[str, str | None]]:
     return [(item.kind, item.text) for item in view.items]
 
 
-async def stopped_after_the_answer(backend: Backend) -> str:
+async def stopped_after_the_answer(
+    backend: Backend, then: Callable[[ThreadStore, str], Awaitable[None]] | None = None
+) -> str:
     """A host that stops (as a crash would) right after its turn's answer step was
-    committed, before the turn's end; the thread id."""
+    committed, before the turn's end (`then` is given its store and the thread id
+    before it stops); the thread id."""
     answered = asyncio.Event()
 
     async def tapped(write: StoreWrite) -> None:
@@ -46,12 +49,17 @@ async def stopped_after_the_answer(backend: Backend) -> str:
             answered.set()
             await asyncio.Event().wait()  # never answered: the process is gone
 
-    host = await Host.open(WriteTap(backend(), tapped), poll_interval=0.05)
+    tap = WriteTap(backend(), tapped)
+    host = await Host.open(tap, poll_interval=0.05)
     provider = FunctionProvider(lambda request: "hello back")
     service = host.thread_service(lambda request: answering_agent(provider))
     thread = await service.create(request_key="create")
     await service.send(thread.thread_id, "hello", request_key="send")
     await asyncio.wait_for(answered.wait(), 5)
+    kinds = [record.kind for record in await tap.read(thread.thread_id)]
+    assert kinds == ["created", "input", "turn_started", "step"]
+    if then is not None:
+        await then(tap.inner, thread.thread_id)
     await host.shutdown()
     assert len(provider.requests) == 1
     return thread.thread_id
@@ -69,7 +77,6 @@ async def test_a_turn_stopped_after_its_answer_is_ended_done_with_it_and_no_mode
     """T10: the journal holds the turn's answer; the resumed turn ends `done` with it,
     and the model is not called again."""
     thread_id = await stopped_after_the_answer(backend)
-    assert [record.kind for record in await store.read(thread_id)][-1] == "step"
     service, provider = await resumed_service(open_host)
     view = await settle(service, thread_id)
     assert (view.status, view.error) == ("done", None)
@@ -87,10 +94,13 @@ async def test_retry_ends_done_a_turn_failed_after_its_answer(
     """T10: a turn an earlier version ended `failed` after its answer was committed
     (its run was resumed with nothing to continue) is ended `done` by `retry`, with
     that answer and no model call."""
-    thread_id = await stopped_after_the_answer(backend)
-    started = [r for r in await store.read(thread_id) if r.kind == "input"]
-    failed = encode("turn_ended", turn=f"turn-{started[0].seq}", status="failed", error=OLD_FAILURE)
-    await store.append(thread_id, [failed], active=False)
+
+    async def failed_by_an_earlier_version(store: ThreadStore, thread_id: str) -> None:
+        (asked,) = [r for r in await store.read(thread_id) if r.kind == "input"]
+        ended = encode("turn_ended", turn=f"turn-{asked.seq}", status="failed", error=OLD_FAILURE)
+        await store.append(thread_id, [ended], active=False)
+
+    thread_id = await stopped_after_the_answer(backend, failed_by_an_earlier_version)
     service, provider = await resumed_service(open_host)
     before = await service.view(thread_id)
     assert before.status == "failed"
