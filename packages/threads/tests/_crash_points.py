@@ -268,5 +268,6 @@ def _check_recovered(
         assert len(keys) == 1
         assert result["items"] == ANSWERED
 
+
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -18,12 +18,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
 def crash_points() -> ModuleType:
     path = Path(__file__).resolve().parent / "_crash_points.py"
     spec = importlib.util.spec_from_file_location("_threads_crash_points", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
+@pytest.mark.timeout(120)  # nineteen processes; the machine may be busy
 def test_a_host_killed_after_any_write_of_a_turn_is_recovered_to_the_turns_answer(
     tmp_path: Path,
 ) -> None:

@@ -85,7 +85,8 @@ async def test_a_turn_stopped_after_its_answer_is_ended_done_with_it_and_no_mode
     kinds = [record.kind for record in await store.read(thread_id)]
     assert kinds[-2:] == ["step", "turn_ended"]
     row = await store.thread(thread_id)
-    assert row is not None and not row.active
+    assert row is not None
+    assert not row.active
 
 
 async def test_retry_ends_done_a_turn_failed_after_its_answer(
