@@ -59,11 +59,6 @@ class WriteTap(ThreadStore):
         self._tapped = tapped
         self._count = 0
 
-    @property
-    def writes(self) -> int:
-        """How many writes were tapped so far."""
-        return self._count
-
     async def _tap(self, call: str, thread_id: str, records: Sequence[NewRecord] = ()) -> None:
         self._count += 1
         await self._tapped(
