@@ -301,6 +301,19 @@ class ThreadFold:
         started = [turn for turn in self.turns.values() if turn.started]
         return started[-1] if started else None
 
+    def answered(self, turn_id: str) -> bool:
+        """Whether the transcript ends with an answer of `turn_id` (an assistant
+        message of the turn calling no tool): the turn's run has nothing left to do,
+        only its end may be missing from the journal."""
+        if not self.entries:
+            return False
+        last = self.entries[-1]
+        return (
+            last.turn_id == turn_id
+            and last.message.role == "assistant"
+            and not last.message.tool_calls
+        )
+
     def open_calls(self) -> list[CallState]:
         """Calls of the transcript's last message that have no result yet, in order."""
         if not self.entries:

@@ -14,7 +14,9 @@ Per step (see docs/threads.md):
 - a `ToolStep` commits the batch's results.
 A crash during a provider call therefore re-sends that call on recovery (model calls
 are at least once); a crash during a batch leaves dispatched calls without outcome,
-settled by `_recovery`.
+settled by `_recovery`; a crash after the answer step, before the turn's end, leaves
+nothing to run: the resumed turn (or its retry) ends `done` with that answer, asking
+no agent and no model.
 
 Compaction (T25): the run's `CompactionEvent`s (its own, depth 0) are journaled as
 `compaction` records with the next committed step (before the turn ends when the call
@@ -179,6 +181,11 @@ class ThreadRunner:
         await self._append([record], active=bool(queued))
 
     async def _run_turn(self, fold: ThreadFold, turn: TurnState) -> None:
+        if turn.started and fold.answered(turn.turn_id):
+            # the run's answer was committed and its end was not (a crash between the
+            # two), or a retry of a turn failed after its answer: nothing is left to run
+            await self._end(fold, turn, "done", None)
+            return
         request = AgentRequest(self.thread_id, fold.parent_id, turn.turn_id, fold.agent)
         try:
             agent = await make_agent(self.factory, request)

@@ -13,6 +13,9 @@ Nothing here imports pytest: failures raise `StoreConformanceError`, an
 
 Some checks wait for real leases to expire (`SHORT_TTL` seconds), so the whole suite
 takes a few seconds.
+
+`WriteTap` wraps a store to tell a test about each committed write (a `StoreWrite`),
+so a crash test can kill a host right after write N of a turn, for every N.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from automata.threads._conformance_support import (
     StoreConformanceError,
     StoreFactory,
 )
+from automata.threads._write_tap import StoreWrite, WriteTap
 from automata.threads.store import ThreadStore
 
 __all__ = [
@@ -57,6 +61,8 @@ __all__ = [
     "StoreConformance",
     "StoreConformanceError",
     "StoreFactory",
+    "StoreWrite",
+    "WriteTap",
     "check_s1_a_failed_write_commits_nothing",
     "check_s1_create_commits_thread_and_records_together",
     "check_s2_concurrent_appends_get_consecutive_seqs",
