@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
@@ -21,7 +22,9 @@ async def _filled(path: Path) -> None:
     store = SQLiteStore(path)
     await store.open()
     for n in range(3):
-        await store.create_thread(f"t{n}", [NewRecord("note", f"{n}:{i}:" + "x" * 900) for i in range(8)])
+        await store.create_thread(
+            f"t{n}", [NewRecord("note", f"{n}:{i}:" + "x" * 900) for i in range(8)]
+        )
     await store.close()
     assert not path.with_name(path.name + "-wal").exists()
 
@@ -123,7 +126,7 @@ async def test_a_new_file_is_created_where_none_exists_and_leaves_no_temporary_f
     store = SQLiteStore(path)
     await store.open()
     await store.close()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["threads.db", "threads.db.lock"]
+    assert sorted(os.listdir(tmp_path)) == ["threads.db", "threads.db.lock"]
     with contextlib.closing(sqlite3.connect(path)) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
 
