@@ -44,6 +44,7 @@ from automata.threads._errors import (
     ThreadNotFoundError,
 )
 from automata.threads._memory import check_limit
+from automata.threads._text import refused_text
 from automata.threads.store import (
     Commit,
     Lease,
@@ -134,6 +135,8 @@ class SQLiteStore(ThreadStore):
             return await asyncio.get_running_loop().run_in_executor(self._executor, call)
         except sqlite3.Error as error:
             raise StoreError(f"the SQLite store at {self.path} failed: {error}") from error
+        except UnicodeEncodeError as error:  # a parameter; the transaction rolled back
+            raise refused_text(error, f"the SQLite store at {self.path}") from error
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -141,17 +144,25 @@ class SQLiteStore(ThreadStore):
         return self._connection
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, *, durable: bool = False) -> Iterator[sqlite3.Connection]:
         """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled
-        back (nothing kept) when it raises."""
+        back (nothing kept) when it raises. With `durable`, the commit runs at
+        `synchronous = FULL`: the write-ahead log is synced to disk before `COMMIT`
+        returns, making this commit and every earlier one survive a power loss."""
         db = self._db()
-        db.execute("BEGIN IMMEDIATE")
+        if durable:
+            db.execute("PRAGMA synchronous = FULL")
         try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        finally:
+            if durable:
+                db.execute("PRAGMA synchronous = NORMAL")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -331,11 +342,12 @@ class SQLiteStore(ThreadStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         records = tuple(records)
 
         def append() -> Commit:
-            with self._write() as db:
+            with self._write(durable=durable) as db:
                 duplicate = self._duplicate(db, request)
                 if duplicate is not None:
                     return duplicate
