@@ -24,14 +24,16 @@ LONE = "bad \ud800 text"
 
 
 @asynccontextmanager
-async def _store_with_commits_off(dsn: str, schema: str) -> AsyncIterator[PostgresStore]:
-    """An unopened store on a pool whose sessions default to `synchronous_commit = off`
-    (as a deployment tuned for speed would set it)."""
+async def _store_with_commits_off(
+    dsn: str, schema: str, setting: str = "off"
+) -> AsyncIterator[PostgresStore]:
+    """An unopened store on a pool whose sessions default to `synchronous_commit =
+    setting` (`off`, as a deployment tuned for speed would set it)."""
     pool: AsyncConnectionPool[psycopg.AsyncConnection[tuple[object, ...]]] = AsyncConnectionPool(
         dsn,
         min_size=1,
         max_size=4,
-        kwargs={"autocommit": True, "options": "-c synchronous_commit=off"},
+        kwargs={"autocommit": True, "options": f"-c synchronous_commit={setting}"},
         open=False,
     )
     await pool.open(wait=True)
@@ -93,6 +95,21 @@ async def test_a_durable_append_commits_synchronously_though_the_session_default
         ("durable", "on"),
         ("plain", "off"),
     ]
+
+
+@pytest.mark.parametrize("setting", ["local", "remote_apply"])
+async def test_a_durable_append_keeps_a_session_setting_that_already_flushes(
+    pg_server: str, schema: str, setting: str
+) -> None:
+    async with _store_with_commits_off(pg_server, schema, setting) as store:
+        await store.open()
+        try:
+            _watch_commits(pg_server, schema)
+            await store.create_thread("t", [])
+            await store.append("t", [NewRecord("durable", "a")], durable=True)
+        finally:
+            await store.close()
+    assert _seen(pg_server, schema) == [("durable", setting)]
 
 
 async def _settled(service: ThreadService, thread_id: str) -> ThreadView:

@@ -400,8 +400,11 @@ class PostgresStore(ThreadStore):
         }
 
         async def write(connection: _Connection) -> Commit:
-            if durable:  # whatever the session's default: the commit waits for the WAL flush
-                await connection.execute("SET LOCAL synchronous_commit = on")
+            if durable:  # only `off` skips the local WAL flush; stronger settings stay
+                await connection.execute(
+                    "SELECT set_config('synchronous_commit', 'on', true) "
+                    "WHERE current_setting('synchronous_commit') = 'off'"
+                )
             cursor = await connection.execute(q.append, values)
             found = await cursor.fetchone()
             if found is None:
