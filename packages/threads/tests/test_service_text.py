@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from automata.core import Agent, InvalidArgumentError, Message
-from automata.core.testing import ScriptedProvider
-from automata.threads import SQLiteStore, ThreadService
+from automata.core.testing import ScriptedProvider, tool_call, tool_calls
+from automata.threads import SQLiteStore, ThreadService, ThreadView, ask_user_tool
 from automata.threads.store import NewRecord, RequestClaim, ThreadStore
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
@@ -80,3 +80,22 @@ async def test_the_sqlite_store_refuses_a_lone_surrogate_as_an_invalid_argument(
         assert (await store.thread("t")) is not None
     finally:
         await store.close()
+
+
+async def test_a_secret_answer_with_a_lone_surrogate_is_refused_and_the_question_stays_open(
+    service_for: ServiceFor,
+    store: ThreadStore,
+    settle: Callable[..., Awaitable[ThreadView]],
+) -> None:
+    question = tool_call("q1", "ask_user", question="Your PIN?", secret=True)
+    provider = ScriptedProvider([tool_calls(question), "thanks"])
+    service = await service_for(lambda r: Agent(provider, tools=[ask_user_tool()]))
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "log me in", request_key="s")
+    parked = await settle(service, thread.thread_id)
+    asked = next(item for item in parked.items if item.kind == "interaction")
+    before = await _journal(store, thread.thread_id)
+    with pytest.raises(InvalidArgumentError, match="surrogate"):
+        await service.respond(thread.thread_id, asked.interaction_id or "", LONE, request_key="r")
+    assert await _journal(store, thread.thread_id) == before
+    assert (await service.view(thread.thread_id)).status == parked.status

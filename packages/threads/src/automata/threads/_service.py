@@ -417,6 +417,7 @@ class ThreadService:
             raise InvalidArgumentError("an approval is answered with True or False")
         if not approval and not isinstance(answer, str):
             raise InvalidArgumentError("a question is answered with text")
+        check_texts((answer, reason), "respond's answer")  # a secret one is not fingerprinted
         if approval:
             stored = "approved" if answer else f"denied: {reason or 'denied'}"
             given: object = stored
