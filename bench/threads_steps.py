@@ -1,6 +1,6 @@
 """Committed steps per second of durable threads, and their overhead over a plain run.
 
-Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100]
+Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100] [--commits 300]
 
 Each thread runs one turn of a scripted conversation: N model steps that each call a
 tool, then the answer, so a turn commits 2N+1 steps (N model steps with calls, N tool
@@ -8,8 +8,17 @@ batches, the answer), plus its input, start and end. With T threads at once on o
 SQLite file (a fresh file per size, WAL mode), the figure is committed steps per
 second of wall time, all threads together. Overhead: one such turn run durably (on
 SQLite, then on the in-memory store) against the same agent's `session.run` with
-nothing persisted, as a ratio of wall time (median of the rounds). Benchmarks
-measure; they never assert.
+nothing persisted, as a ratio of wall time (median of the rounds).
+
+Durability: the store makes the commit carrying a turn's `dispatched` records durable
+(`synchronous = FULL`: synced before any tool runs); every other commit runs at
+`synchronous = NORMAL` (synced at checkpoints; a power loss may take the last ones).
+Printed last: single-record commits per second of a bare store, NORMAL against
+durable, and the wall time of one turn with no commit durable (the setting before),
+the dispatch commits durable (now) and every append durable, as ratios of the first
+(median of the rounds, fresh files in one temporary directory: point TMPDIR at a real
+disk, as fsync is free on tmpfs). Each durable commit costs one fsync of the log, so
+the figures depend on the disk. Benchmarks measure; they never assert.
 """
 
 from __future__ import annotations
@@ -19,13 +28,14 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from contextlib import aclosing
 from pathlib import Path
 
 from automata.core import Agent, Message, tool
 from automata.core.testing import Reply, ScriptedProvider, tool_call, tool_calls
 from automata.threads import AgentRequest, Host, MemoryStore, SQLiteStore, ThreadService
-from automata.threads.store import ThreadStore
+from automata.threads.store import Commit, Lease, NewRecord, RequestClaim, ThreadStore
 
 
 def lookup(key: str) -> str:
@@ -82,11 +92,85 @@ async def plain_turn(tools: int) -> float:
     return time.perf_counter() - started
 
 
+class ForcedDurability(SQLiteStore):
+    """A store whose appends are all made durable (`durable = True`) or none
+    (`durable = False`, the store as it was), whatever the caller asks."""
+
+    durable = False
+
+    async def append(
+        self,
+        thread_id: str,
+        records: Sequence[NewRecord],
+        *,
+        fence: Lease | None = None,
+        request: RequestClaim | None = None,
+        active: bool | None = None,
+        summary: str | None = None,
+        revoke_lease: bool = False,
+        durable: bool = False,
+    ) -> Commit:
+        return await super().append(
+            thread_id,
+            records,
+            fence=fence,
+            request=request,
+            active=active,
+            summary=summary,
+            revoke_lease=revoke_lease,
+            durable=self.durable,
+        )
+
+
+class NormalOnly(ForcedDurability):
+    """The store as it was: no commit is made durable."""
+
+
+class AllFull(ForcedDurability):
+    """Every append durable (creating a thread stays NORMAL: once per thread)."""
+
+    durable = True
+
+
+async def commits_per_second(path: Path, count: int, *, durable: bool) -> float:
+    store = SQLiteStore(path)
+    await store.open()
+    try:
+        await store.create_thread("t", [])
+        started = time.perf_counter()
+        for n in range(count):
+            await store.append("t", [NewRecord("note", f"record {n}")], durable=durable)
+        return count / (time.perf_counter() - started)
+    finally:
+        await store.close()
+
+
+async def durability(folder: Path, tools: int, rounds: int, commits: int) -> None:
+    normal = await commits_per_second(folder / "normal.db", commits, durable=False)
+    synced = await commits_per_second(folder / "synced.db", commits, durable=True)
+    print(f"bare commits: NORMAL {normal:.0f}/s, durable {synced:.0f}/s ({normal / synced:.1f}x)")
+    ways: dict[str, type[SQLiteStore]] = {
+        "none durable (before)": NormalOnly,
+        "dispatch durable (now)": SQLiteStore,
+        "every append durable": AllFull,
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for round_ in range(rounds):
+        for n, (name, kind) in enumerate(ways.items()):
+            store = kind(folder / f"durability-{n}-{round_}.db")
+            times[name].append(await durable_turns(store, 1, tools))
+    before = statistics.median(times["none durable (before)"])
+    for name, measured in times.items():
+        middle = statistics.median(measured)
+        print(f"turn, {name:<22}: {middle * 1000:6.1f} ms, {middle / before:.2f}x")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tools", type=int, default=5)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--commits", type=int, default=300)
     options = parser.parse_args()
     steps_per_turn = 2 * options.tools + 1
     with tempfile.TemporaryDirectory() as folder:
@@ -106,6 +190,7 @@ async def main() -> None:
         print(f"plain session run: {base * 1000:.1f} ms per turn")
         print(f"durable on SQLite: {statistics.median(sqlite) / base:.1f}x")
         print(f"durable in memory: {statistics.median(memory) / base:.1f}x")
+        await durability(Path(folder), options.tools, options.rounds, options.commits)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from psycopg import AsyncConnection, sql
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
+from automata.core import InvalidArgumentError
 from automata.postgres import _schema as schema_
 from automata.postgres._changes import listen
 from automata.postgres._queries import Queries
@@ -176,6 +177,11 @@ class PostgresStore(ThreadStore):
         except psycopg.Error as error:
             raise StoreError(
                 f"the PostgreSQL store on schema {self.schema!r} failed: {error}"
+            ) from error
+        except UnicodeEncodeError as error:  # a parameter psycopg could not send
+            raise InvalidArgumentError(
+                f"text given to the PostgreSQL store holds a lone surrogate at index "
+                f"{error.start}, which is not valid Unicode text; nothing was stored"
             ) from error
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
@@ -374,6 +380,7 @@ class PostgresStore(ThreadStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         records = tuple(records)
         q = self._q
@@ -393,6 +400,11 @@ class PostgresStore(ThreadStore):
         }
 
         async def write(connection: _Connection) -> Commit:
+            if durable:  # only `off` skips the local WAL flush; stronger settings stay
+                await connection.execute(
+                    "SELECT set_config('synchronous_commit', 'on', true) "
+                    "WHERE current_setting('synchronous_commit') = 'off'"
+                )
             cursor = await connection.execute(q.append, values)
             found = await cursor.fetchone()
             if found is None:
@@ -403,8 +415,8 @@ class PostgresStore(ThreadStore):
             last_seq = int(found[0])
             return Commit(last_seq + 1, last_seq + len(records)) if records else Commit(0, 0)
 
-        if request is None:  # one statement: its own transaction
-            return await self._run(write, transaction=False)
+        if request is None:  # one statement: its own transaction (two when durable)
+            return await self._run(write, transaction=durable)
 
         async def keyed(connection: _Connection) -> Commit:
             cursor = await connection.execute(q.lock_thread, (thread_id,))

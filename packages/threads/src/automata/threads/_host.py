@@ -21,6 +21,7 @@ from automata.threads._errors import HostClosedError, ThreadNotFoundError, Threa
 from automata.threads._fold import ThreadFold
 from automata.threads._records import decode
 from automata.threads._runner import ThreadRunner
+from automata.threads._text import check_text
 from automata.threads.store import ProgressCallback, ThreadStore
 
 if TYPE_CHECKING:
@@ -244,7 +245,8 @@ class Host:
 
     async def load(self, thread_id: str) -> ThreadFold:
         """The thread's folded state, brought up to the journal's end. Raises
-        `ThreadNotFoundError`."""
+        `ThreadNotFoundError`, and `InvalidArgumentError` for an id that is not text."""
+        check_text(thread_id, "a thread id")
         fold = self._folds.get(thread_id)
         if fold is None:
             fold = ThreadFold(thread_id)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from automata.threads import _sqlite_file as files
 from automata.threads import _sqlite_schema as schema
 from automata.threads._errors import SchemaError, StoreError
 from automata.threads._sqlite import lock_path, resolve
@@ -75,7 +76,8 @@ def maintain_sqlite_sync(path: str | os.PathLike[str], *, full: bool = False) ->
     if not resolved.is_file():
         raise StoreError(f"cannot maintain {resolved}: there is no such file")
     with _exclusive(resolved):
-        schema.check_header(resolved)
+        if files.examine(resolved) != "database":
+            raise files.refuse_empty(resolved)
         before = _size(resolved)
         db = sqlite3.connect(resolved, isolation_level=None)
         try:
@@ -85,6 +87,7 @@ def maintain_sqlite_sync(path: str | os.PathLike[str], *, full: bool = False) ->
                     f"cannot maintain {resolved}: it holds threads schema version "
                     f"{state.version}, not {schema.SCHEMA_VERSION}; open a store on it first"
                 )
+            schema.check_tables(db, resolved, state.version)
             problems = [str(row[0]) for row in db.execute("PRAGMA integrity_check").fetchall()]
             if problems != ["ok"]:
                 raise SchemaError(f"{resolved} is damaged: {'; '.join(problems[:5])}")

@@ -143,6 +143,7 @@ class MemoryStore(ThreadStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,  # nothing here outlives the process anyway
     ) -> Commit:
         self._check_open()
         duplicate = self._duplicate(request)

@@ -171,8 +171,14 @@ class ThreadRunner:
                 return
 
     async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> None:
+        """Commit `records` fenced by the lease; a commit holding `dispatched` records
+        (a tool may act on the world once it returns) is made durable (power-loss
+        safe), so recovery never takes a call that ran for one that never started."""
         assert self.lease is not None
-        await self.store.append(self.thread_id, records, fence=self.lease, active=active)
+        durable = any(record.kind == "dispatched" for record in records)
+        await self.store.append(
+            self.thread_id, records, fence=self.lease, active=active, durable=durable
+        )
         self.notify(self.thread_id)
 
     async def _end(self, fold: ThreadFold, turn: TurnState, status: str, error: str | None) -> None:

@@ -28,6 +28,7 @@ from automata.threads._fold import ThreadFold
 from automata.threads._interactions import REDACTED
 from automata.threads._records import encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
+from automata.threads._text import check_text, check_texts
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -49,6 +50,9 @@ _MAX_TITLE = 500
 def _claim(op: str, key: str, outcome: str = "", **inputs: Any) -> RequestClaim:
     if not isinstance(key, str) or not key:
         raise InvalidArgumentError(f"{op} needs a request_key: a non-empty string")
+    check_text(key, f"{op}'s request_key")
+    for name, value in inputs.items():
+        check_texts(value, f"{op}'s {name}")
     canonical = json.dumps(
         {"op": op, **inputs}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
@@ -310,6 +314,7 @@ class ThreadService:
         stored."""
         self._host.admit()
         user = _user_message(message)
+        check_texts(supplemental, "send's supplemental")
         extra = None if supplemental is None else hashlib.sha256(supplemental.encode()).hexdigest()
         claim = _claim(
             "send", request_key, thread_id=thread_id, message=message_data(user), extra=extra
@@ -412,6 +417,7 @@ class ThreadService:
             raise InvalidArgumentError("an approval is answered with True or False")
         if not approval and not isinstance(answer, str):
             raise InvalidArgumentError("a question is answered with text")
+        check_texts((answer, reason), "respond's answer")  # a secret one is not fingerprinted
         if approval:
             stored = "approved" if answer else f"denied: {reason or 'denied'}"
             given: object = stored

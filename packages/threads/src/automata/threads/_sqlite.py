@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from automata.threads import _sqlite_file as files
 from automata.threads import _sqlite_schema as schema
 from automata.threads._errors import (
     LeaseLostError,
@@ -43,6 +44,7 @@ from automata.threads._errors import (
     ThreadNotFoundError,
 )
 from automata.threads._memory import check_limit
+from automata.threads._text import refused_text
 from automata.threads.store import (
     Commit,
     Lease,
@@ -99,19 +101,26 @@ def resolve(path: str | os.PathLike[str]) -> Path:
 
 
 class SQLiteStore(ThreadStore):
-    """A `ThreadStore` in one SQLite file at `path` (its directory must exist; the file
-    is created on first `open`). Several processes may open the same file; writes
-    serialize on SQLite's lock, waiting up to `busy_timeout` seconds for it.
+    """A `ThreadStore` in one SQLite file at `path` (its directory must exist). `open`
+    creates the store only where no file exists; an existing empty file is refused
+    with `SchemaError` unless `adopt_empty` (a file made empty on purpose, e.g. by
+    `tempfile.mkstemp`). Several processes may open the same file; writes serialize
+    on SQLite's lock, waiting up to `busy_timeout` seconds for it.
 
     Use from one event loop. The clock is the machine's wall clock."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        adopt_empty: bool = False,
     ) -> None:
         if busy_timeout < 0:
             raise ValueError(f"busy_timeout must be >= 0 seconds, got {busy_timeout!r}")
         self.path = Path(path)
         self.busy_timeout = busy_timeout
+        self.adopt_empty = adopt_empty
         self._executor: ThreadPoolExecutor | None = None
         self._connection: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
@@ -126,6 +135,8 @@ class SQLiteStore(ThreadStore):
             return await asyncio.get_running_loop().run_in_executor(self._executor, call)
         except sqlite3.Error as error:
             raise StoreError(f"the SQLite store at {self.path} failed: {error}") from error
+        except UnicodeEncodeError as error:  # a parameter; the transaction rolled back
+            raise refused_text(error, f"the SQLite store at {self.path}") from error
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -133,17 +144,25 @@ class SQLiteStore(ThreadStore):
         return self._connection
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, *, durable: bool = False) -> Iterator[sqlite3.Connection]:
         """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled
-        back (nothing kept) when it raises."""
+        back (nothing kept) when it raises. With `durable`, the commit runs at
+        `synchronous = FULL`: the write-ahead log is synced to disk before `COMMIT`
+        returns, making this commit and every earlier one survive a power loss."""
         db = self._db()
-        db.execute("BEGIN IMMEDIATE")
+        if durable:
+            db.execute("PRAGMA synchronous = FULL")
         try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        finally:
+            if durable:
+                db.execute("PRAGMA synchronous = NORMAL")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -175,12 +194,19 @@ class SQLiteStore(ThreadStore):
         self._open = True
 
     def _open_sync(self, path: Path, progress: ProgressCallback | None) -> None:
-        self._lock_fd = _take_shared_lock(path, self.busy_timeout)
-        schema.check_header(path)
+        self._lock_fd = _take_lock(path, self.busy_timeout)
+        found = files.examine(path)
+        if found == "empty":
+            if not self.adopt_empty:
+                raise files.refuse_empty(path)
+            self._adopt_empty(path)
+        elif found == "missing":
+            files.create(path)
         db = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
         self._connection = db
         db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         state = schema.inspect(db, path)
+        schema.check_tables(db, path, state.version)  # before anything is written
         if state.fresh:
             db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         db.execute("PRAGMA journal_mode = WAL")
@@ -191,6 +217,20 @@ class SQLiteStore(ThreadStore):
         if progress is not None:
             progress("verifying")
         schema.verify(db, path)
+
+    def _adopt_empty(self, path: Path) -> None:
+        """Make the empty file at `path` a new store, under the exclusive lock so no
+        other store has it open meanwhile; then hold the shared lock again."""
+        assert self._lock_fd is not None
+        os.close(self._lock_fd)
+        self._lock_fd = None
+        exclusive = _take_lock(path, self.busy_timeout, exclusive=True)
+        try:
+            if files.examine(path) == "empty":  # not adopted by another process meanwhile
+                files.create(path, over_empty=True)
+        finally:
+            os.close(exclusive)
+        self._lock_fd = _take_lock(path, self.busy_timeout)
 
     async def close(self) -> None:
         executor = self._executor
@@ -302,11 +342,12 @@ class SQLiteStore(ThreadStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         records = tuple(records)
 
         def append() -> Commit:
-            with self._write() as db:
+            with self._write(durable=durable) as db:
                 duplicate = self._duplicate(db, request)
                 if duplicate is not None:
                     return duplicate
@@ -494,19 +535,22 @@ class SQLiteStore(ThreadStore):
         return await self._run(claimable)
 
 
-def _take_shared_lock(path: Path, timeout: float) -> int:
-    """Hold a shared lock on `path`'s sidecar for as long as the store is open, waiting
-    up to `timeout` seconds while maintenance holds it exclusively."""
+def _take_lock(path: Path, timeout: float, *, exclusive: bool = False) -> int:
+    """Hold a lock on `path`'s sidecar: shared for as long as the store is open, or
+    exclusive while an empty file is made a store. Waits up to `timeout` seconds
+    while another holder excludes it (maintenance, or an adoption)."""
     fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + timeout
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     while True:
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
             return fd
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 os.close(fd)
                 raise StoreError(
-                    f"cannot open the threads store at {path}: maintenance is running on it"
+                    f"cannot open the threads store at {path}: "
+                    + ("it is open elsewhere" if exclusive else "maintenance is running on it")
                 ) from None
             time.sleep(0.05)

@@ -2,13 +2,15 @@
 
 A threads file carries `PRAGMA application_id = APPLICATION_ID` and `PRAGMA
 user_version` = the number of migrations applied. `inspect` reads both without writing
-anything; `migrate` applies the missing migrations in one `BEGIN IMMEDIATE` transaction
-(all of them or none). Everything here runs on a connection opened with
-`isolation_level=None` (explicit transactions).
+anything, and `check_tables` compares the file's tables and indexes with those its
+version should have, also without writing; `migrate` applies the missing migrations
+in one `BEGIN IMMEDIATE` transaction (all of them or none). Everything here runs on a
+connection opened with `isolation_level=None` (explicit transactions).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "FileState",
-    "check_header",
+    "check_tables",
     "inspect",
     "migrate",
     "verify",
@@ -28,8 +30,6 @@ __all__ = [
 
 APPLICATION_ID = 0x41545448
 """Marks a SQLite file as a threads store ("ATTH" in ASCII)."""
-
-_HEADER = b"SQLite format 3\x00"
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: threads (leases live on the row), records, request keys.
@@ -82,17 +82,6 @@ class FileState:
     fresh: bool
 
 
-def check_header(path: Path) -> None:
-    """Refuse a non-empty file that is not a SQLite database, before SQLite opens it."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(len(_HEADER))
-    except FileNotFoundError:
-        return
-    if head and head != _HEADER:
-        raise SchemaError(f"{path} is not a SQLite database; refusing to touch it")
-
-
 def inspect(connection: sqlite3.Connection, path: Path, *, check: bool = True) -> FileState:
     """Recognise the file (read only): a fresh file, or a threads file no newer than
     this code that (with `check`) passes `PRAGMA quick_check`. Raises `SchemaError`."""
@@ -143,16 +132,50 @@ def migrate(connection: sqlite3.Connection, path: Path, *, upto: int = SCHEMA_VE
     return applied
 
 
+_Object = tuple[str, str, str, str | None]
+
+
+def _objects(connection: sqlite3.Connection) -> frozenset[_Object]:
+    """The schema objects of a database: (type, name, table, SQL) of each."""
+    rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    return frozenset((str(t), str(n), str(b), None if q is None else str(q)) for t, n, b, q in rows)
+
+
+def _expected(version: int) -> frozenset[_Object]:
+    """The schema objects (type, name, table, SQL) a file at `version` holds: those
+    the first `version` migrations make in an empty database."""
+    with contextlib.closing(sqlite3.connect(":memory:", isolation_level=None)) as db:
+        for statements in MIGRATIONS[:version]:
+            for statement in statements:
+                db.execute(statement)
+        return _objects(db)
+
+
+def check_tables(connection: sqlite3.Connection, path: Path, version: int) -> None:
+    """Refuse, reading only, a file whose tables and indexes are not exactly those
+    the first `version` migrations make (a table missing, a column lost, an object
+    added): such a file cannot be migrated or served safely. Raises `SchemaError`."""
+    try:
+        found = _objects(connection)
+    except sqlite3.DatabaseError as error:
+        raise SchemaError(f"{path} is damaged or not a database: {error}") from error
+    expected = _expected(version)
+    if found != expected:
+        differing = sorted({entry[1] for entry in found ^ expected})
+        raise SchemaError(
+            f"{path} is damaged: its tables do not match threads schema version {version} "
+            f"(differing: {', '.join(differing)}); refusing to touch it"
+        )
+
+
 def verify(connection: sqlite3.Connection, path: Path) -> None:
     """Check that the file now holds the current schema: marked as ours, at
-    `SCHEMA_VERSION`, with every table the store uses. Raises `SchemaError`."""
+    `SCHEMA_VERSION`, with exactly the tables and indexes of that version. Raises
+    `SchemaError`."""
     state = inspect(connection, path, check=False)
-    names = {
-        row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
-    }
-    missing = {"threads", "records", "requests"} - names
-    if state.fresh or state.version != SCHEMA_VERSION or missing:
+    if state.fresh or state.version != SCHEMA_VERSION:
         raise SchemaError(
             f"{path} does not hold threads schema version {SCHEMA_VERSION} after opening "
-            f"(version {state.version}, missing tables: {sorted(missing) or 'none'})"
+            f"(version {state.version})"
         )
+    check_tables(connection, path, SCHEMA_VERSION)

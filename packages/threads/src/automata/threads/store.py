@@ -181,12 +181,19 @@ class ThreadStore(ABC):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         """Append `records` to a thread's journal, in one transaction with: the fence
         check (S5), the request key (S3), the `active` flag and `summary` (when not
         None) and, with `revoke_lease`, ending whatever lease is held (the holder's
         later fenced writes fail). Raises `ThreadNotFoundError` for an unknown thread
-        (a duplicate request answers first)."""
+        (a duplicate request answers first).
+
+        With `durable`, the commit is on stable storage when the call returns, so it
+        survives a power loss or an operating-system crash, not only a crash of the
+        process; the service asks it for the commit that precedes a tool's effect
+        (its `dispatched` records). A backend whose every commit is that durable, or
+        that keeps nothing (the memory store), may ignore it."""
 
     @abstractmethod
     async def read(self, thread_id: str, *, after: int = 0, limit: int = MAX_PAGE) -> list[Record]:
