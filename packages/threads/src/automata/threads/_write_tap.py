@@ -105,6 +105,7 @@ class WriteTap(ThreadStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         commit = await self.inner.append(
             thread_id,
@@ -114,6 +115,7 @@ class WriteTap(ThreadStore):
             active=active,
             summary=summary,
             revoke_lease=revoke_lease,
+            durable=durable,
         )
         await self._tap("append", thread_id, () if commit.duplicate else records)
         return commit
