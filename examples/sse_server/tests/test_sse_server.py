@@ -78,7 +78,8 @@ async def test_a_request_without_a_task_is_refused() -> None:
     async with serving(create_app()) as client:
         response = await client.get("/runs", params={"task": "  "})
     assert response.status_code == 400
-    assert "task" in response.json()["error"]
+    assert response.json()["error"] == "BadRequest"
+    assert "task" in response.json()["message"]
 
 
 # -- a run -----------------------------------------------------------------------------------
