@@ -35,29 +35,32 @@ def _refuse_constant(name: str) -> Any:
 def _check_value(body: object, max_depth: int) -> None:
     """`BadRequest` when `body` nests deeper than `max_depth` or holds a string (a key
     or a value) that is not Unicode text (a lone surrogate, which no store can
-    encode)."""
-    pending: list[tuple[object, int]] = [(body, 0)]
+    encode); the message names where."""
+    pending: list[tuple[object, int, str]] = [(body, 0, "")]
     while pending:
-        value, depth = pending.pop()
+        value, depth, where = pending.pop()
         if isinstance(value, str):
-            _check_text(value)
+            _check_text(value, where)
         elif isinstance(value, dict | list):
             if depth >= max_depth:
                 raise BadRequest(f"the body is nested deeper than {max_depth} levels")
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in items:
-                if isinstance(key, str):
-                    _check_text(key)
-                pending.append((item, depth + 1))
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    _check_text(key, f"a key in {where or 'the body'}")
+                    pending.append((item, depth + 1, f"{where}.{key}" if where else key))
+            else:
+                pending.extend((item, depth + 1, f"{where}[{i}]") for i, item in enumerate(value))
 
 
-def _check_text(text: str) -> None:
+def _check_text(text: str, where: str) -> None:
     if text.isascii():
         return
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as bad:
-        raise BadRequest("the body holds a lone surrogate (\\ud800-\\udfff): not text") from bad
+        raise BadRequest(
+            f"{where} holds a lone surrogate (\\ud800-\\udfff), which is not text"
+        ) from bad
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
