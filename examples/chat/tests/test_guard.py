@@ -81,7 +81,7 @@ def test_every_malformed_body_on_every_route_is_answered_400_with_a_reason(
     with httpx.Client(base_url=server.url, trust_env=False) as client:
         thread_id = client.post("/threads", json={"request_key": "m1"}).json()["thread_id"]
         path = f"/threads/{thread_id}"
-        routes = {
+        routes: dict[str, dict[str, object]] = {
             "/threads": {},
             f"{path}/messages": {"text": "hi"},
             f"{path}/title": {"title": "t"},

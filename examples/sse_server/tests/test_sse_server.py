@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ class Frame:
     data: dict[str, Any]
 
 
-async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
+async def frames(response: httpx.Response) -> AsyncGenerator[Frame, None]:
     """Parse a `text/event-stream` body the way a browser's EventSource does."""
     event = "message"
     data: list[str] = []

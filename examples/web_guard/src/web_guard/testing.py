@@ -4,6 +4,7 @@ guarded server: each must be answered 400 `BadRequest` with a reason, never 500.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from web_guard._policy import MAX_JSON_DEPTH
 
@@ -42,7 +43,7 @@ MALFORMED_BODIES: dict[str, bytes] = {
 """Bodies no route takes, whatever its fields, by what is wrong with them."""
 
 
-def malformed_fields(valid: dict[str, object], *strings: str) -> dict[str, dict[str, object]]:
+def malformed_fields(valid: Mapping[str, object], *strings: str) -> dict[str, dict[str, object]]:
     """`valid` (a body a route takes) spoiled one way at a time, by what is wrong:
     each of `strings` (fields that must be non-empty strings) missing, empty, `true`,
     a number, `null`, an array, an object, and holding a lone surrogate."""
