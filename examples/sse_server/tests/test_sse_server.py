@@ -4,8 +4,9 @@ and httpx plays the browser, reading the event stream frame by frame."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ class Frame:
     data: dict[str, Any]
 
 
-async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
+async def frames(response: httpx.Response) -> AsyncGenerator[Frame, None]:
     """Parse a `text/event-stream` body the way a browser's EventSource does."""
     event = "message"
     data: list[str] = []
@@ -78,7 +79,8 @@ async def test_a_request_without_a_task_is_refused() -> None:
     async with serving(create_app()) as client:
         response = await client.get("/runs", params={"task": "  "})
     assert response.status_code == 400
-    assert "task" in response.json()["error"]
+    assert response.json()["error"] == "BadRequest"
+    assert "task" in response.json()["message"]
 
 
 # -- a run -----------------------------------------------------------------------------------
@@ -231,3 +233,82 @@ async def test_a_browser_that_goes_away_cancels_the_run_and_its_tools() -> None:
     assert tool_results(watched.result.messages) == [
         ("call_1", "canceled: tool batch aborted: run cancelled", True)
     ]
+
+
+# -- bounds: who may start a run, and how many run at once -----------------------------------
+
+
+class Counted:
+    """A factory of demo agents that counts the runs it was asked for."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    def __call__(self) -> Agent:
+        self.made += 1
+        return demo_agent()
+
+
+async def test_a_page_of_another_origin_starts_no_run() -> None:
+    """An `EventSource` on another site sends its `Origin` (and `Sec-Fetch-Site`)."""
+    counted = Counted()
+    async with serving(create_app(counted)) as client:
+        for headers in (
+            {"origin": "http://evil.example", "sec-fetch-site": "cross-site"},
+            {"sec-fetch-site": "cross-site"},
+            {"origin": "http://localhost:1"},
+        ):
+            response = await client.get("/runs", params={"task": TASK}, headers=headers)
+            assert response.status_code == 403
+            assert response.json()["error"] == "CrossOriginRefused"
+        own = {"origin": str(client.base_url).rstrip("/"), "sec-fetch-site": "same-origin"}
+        async with client.stream("GET", "/runs", params={"task": TASK}, headers=own) as ok:
+            assert ok.status_code == 200
+            assert [f async for f in frames(ok)][-1].event == "done"
+    assert counted.made == 1
+
+
+async def test_a_host_that_is_not_the_servers_is_refused() -> None:
+    counted = Counted()
+    async with serving(create_app(counted)) as client:
+        for path in ("/", "/runs"):
+            response = await client.get(
+                path, params={"task": TASK}, headers={"host": "evil.example"}
+            )
+            assert (response.status_code, response.json()["error"]) == (400, "HostNotAllowed")
+    assert counted.made == 0
+
+
+async def test_a_task_longer_than_the_bound_is_refused() -> None:
+    counted = Counted()
+    async with serving(create_app(counted, max_task_chars=100)) as client:
+        response = await client.get("/runs", params={"task": "x" * 101})
+    assert (response.status_code, response.json()["error"]) == (400, "BadRequest")
+    assert "100 characters" in response.json()["message"]
+    assert counted.made == 0
+
+
+async def test_runs_beyond_the_bound_are_refused_503_until_one_ends() -> None:
+    held = [Watched(), Watched()]
+    agents = iter([held[0].agent, held[1].agent, demo_agent])
+    async with serving(create_app(lambda: next(agents)(), max_runs=2)) as client:
+        async with contextlib.AsyncExitStack() as streams:
+            for watched in held:
+                response = await streams.enter_async_context(
+                    client.stream("GET", "/runs", params={"task": TASK})
+                )
+                assert response.status_code == 200
+                reading = frames(response)  # kept open: a reader dropped closes the stream
+                streams.push_async_callback(reading.aclose)
+                async for frame in reading:
+                    if frame.data["tool_calls"]:
+                        break
+                await asyncio.wait_for(watched.started.wait(), 5)
+            busy = await client.get("/runs", params={"task": TASK})
+            assert (busy.status_code, busy.json()["error"]) == (503, "ServerBusy")
+            assert busy.headers["retry-after"] == "1"
+        # both browsers went away: their runs are cancelled and their slots freed
+        for watched in held:
+            await asyncio.wait_for(watched.ended.wait(), 5)
+        received = await run_over_http(client)
+    assert received[-1].event == "done"

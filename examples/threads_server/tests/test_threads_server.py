@@ -146,7 +146,11 @@ async def test_bad_requests_get_typed_errors(tmp_path: Path) -> None:
         assert (await client.get("/threads/th_nope/events")).status_code == 404
         no_key = await client.post("/threads", json={"title": "x"})
         assert (no_key.status_code, no_key.json()["error"]) == (400, "BadRequest")
-        not_json = await client.post("/threads", content=b"{", headers={"content-type": "x"})
-        assert not_json.status_code == 400
+        not_json = await client.post(
+            "/threads", content=b"{", headers={"content-type": "application/json"}
+        )
+        assert (not_json.status_code, not_json.json()["error"]) == (400, "BadRequest")
+        untyped = await client.post("/threads", content=b"{", headers={"content-type": "x"})
+        assert (untyped.status_code, untyped.json()["error"]) == (415, "UnsupportedMediaType")
         too_many = await client.get("/threads", params={"limit": 100_000})
         assert (too_many.status_code, too_many.json()["error"]) == (400, "PageBoundError")

@@ -13,6 +13,11 @@ used as they are; this app adds the page and what a chat client needs besides:
     POST /threads/{id}/retry             {"request_key"}
     POST /threads/{id}/queue/cancel      {"request_key", "turn_id"}
 
+The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host header that is
+not one of the server's names, a POST from a page of another origin, a body that is
+not JSON and one over the body limit (1 MiB by default) are refused before a route
+runs, and a malformed body is answered 400 with the reason.
+
 Every mutation takes the client's `request_key` (docs/threads.md T3): the page makes one
 per user action and sends it again when it retries, so a double click or a retried
 request does nothing twice. Event streams start with a `retry` field (how soon the
@@ -32,11 +37,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from threads_server import create_app, json_errors, read_json
+from web_guard import GuardPolicy, WebGuard, required_string
 
 from automata.threads import (
     AgentFactory,
@@ -106,11 +113,13 @@ def create_chat_app(
     agent_factory: AgentFactory,
     *,
     reconnect_ms: int = 1000,
+    policy: GuardPolicy | None = None,
 ) -> Starlette:
     """The chat app. `open_host()` is awaited at startup and the host is shut down with
     the app; `reconnect_ms` is the `retry` the event streams give the browser. Set
     `app.state.stopping` (an `asyncio.Event`) to end the event streams before a
-    graceful stop."""
+    graceful stop. `policy` is what its `WebGuard` lets through (by default: loopback
+    host names, the page's own origin, bodies of at most 1 MiB)."""
     host: Host | None = None
 
     async def opened() -> Host:
@@ -170,9 +179,10 @@ def create_chat_app(
 
     @json_errors
     async def set_title(request: Request) -> Response:
-        body = await read_json(request, "request_key", "title")
+        body = await read_json(request, "request_key")
+        title = required_string(body, "title", allow_empty=True)
         view = await threads().set_title(
-            request.path_params["thread_id"], body["title"], request_key=body["request_key"]
+            request.path_params["thread_id"], title, request_key=body["request_key"]
         )
         return JSONResponse(view.to_dict())
 
@@ -228,6 +238,7 @@ def create_chat_app(
             *api.routes,
         ],
         lifespan=lifespan,
+        middleware=[Middleware(WebGuard, policy=policy or GuardPolicy())],
     )
     app.state.stopping = stopping
     return app

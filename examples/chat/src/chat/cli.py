@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 import uvicorn
+from web_guard import GuardPolicy
 
 from automata.threads import Host
 from chat.agents import choose_factory
@@ -39,7 +40,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="demo (no key, no network; the default) or provider:model, "
         "e.g. anthropic:claude-sonnet-4-5 or openai:gpt-4o",
     )
-    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to serve on (default: loopback only)"
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a further name the server may be reached by (the Host header), besides "
+        "127.0.0.1, localhost, ::1 and --host; repeatable",
+    )
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
         "--pace", type=float, default=0.06, help="demo model: seconds between streamed words"
@@ -78,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             poll_interval=0.25,
         ),
         factory,
+        policy=GuardPolicy.for_bind(args.host, allow_hosts=args.allow_host),
     )
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = _Server(config, app.state.stopping)

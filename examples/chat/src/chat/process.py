@@ -80,6 +80,13 @@ class ChatProcess:
         self.stop(signal.SIGKILL)
         raise RuntimeError(f"the chat server did not answer in {timeout}s:\n{self.tail()}")
 
+    @property
+    def pid(self) -> int:
+        """The running server's process id; `RuntimeError` when it is not running."""
+        if self._process is None:
+            raise RuntimeError("the chat server is not running")
+        return self._process.pid
+
     def stop(self, how: signal.Signals = signal.SIGTERM, *, timeout: float = 15.0) -> int:
         """Send `how` to the server and wait for it to exit; its exit status."""
         process, self._process = self._process, None

@@ -14,9 +14,12 @@ that reconnects just takes it).
     POST /threads/{id}/cancel            {"request_key"}
     POST /threads/{id}/respond           {"request_key", "interaction_id", "answer", "reason"?}
 
-Errors are JSON `{"error": <type>, "message": ...}`: 400 for a malformed request or a
-page past its bound, 404 for an unknown thread or item, 409 for a request key reused
-with other input or a thread in the wrong state, 503 while the host shuts down.
+Errors are JSON `{"error": <type>, "message": ...}`: 400 for a malformed request (with
+the reason) or a page past its bound, 404 for an unknown thread or item, 409 for a
+request key reused with other input or a thread in the wrong state, 503 while the host
+shuts down. The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host it
+is not, a state-changing request from another origin, a body that is not JSON and one
+over the body limit (1 MiB by default) are refused before a route runs.
 """
 
 from __future__ import annotations
@@ -27,10 +30,22 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from web_guard import (
+    BadRequest,
+    GuardPolicy,
+    RequestRefused,
+    WebGuard,
+    optional_string,
+    read_json_object,
+    refusal,
+    required_string,
+)
 
+from automata.core import InvalidArgumentError
 from automata.threads import (
     AgentFactory,
     HostClosedError,
@@ -48,10 +63,6 @@ __all__ = ["BadRequest", "create_app", "json_errors", "read_json"]
 HostOpener = Callable[[], Awaitable[ThreadHost]]
 
 
-class BadRequest(Exception):
-    """The request's body or query is not what the route takes."""
-
-
 _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (ThreadNotFoundError, 404),
     (ItemNotFoundError, 404),
@@ -59,14 +70,17 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (ThreadStateError, 409),
     (HostClosedError, 503),
     (PageBoundError, 400),
+    (InvalidArgumentError, 400),
 )
 
 
-_ANSWERED: tuple[type[Exception], ...] = (BadRequest, *(kind for kind, _ in _STATUS))
+_ANSWERED: tuple[type[Exception], ...] = (RequestRefused, *(kind for kind, _ in _STATUS))
 """The errors a route answers with a status; anything else is a server error."""
 
 
 def _error(error: Exception) -> JSONResponse:
+    if isinstance(error, RequestRefused):
+        return refusal(error)
     status = next((code for kind, code in _STATUS if isinstance(error, kind)), 400)
     return JSONResponse({"error": type(error).__name__, "message": str(error)}, status)
 
@@ -87,17 +101,11 @@ def json_errors(
 
 
 async def read_json(request: Request, *fields: str) -> dict[str, Any]:
-    """The request's JSON object body; `BadRequest` when it is not one, or when one of
-    `fields` is missing or neither a string nor a boolean."""
-    try:
-        body = await request.json()
-    except ValueError as bad:
-        raise BadRequest("the body must be a JSON object") from bad
-    if not isinstance(body, dict):
-        raise BadRequest("the body must be a JSON object")
-    missing = [name for name in fields if not isinstance(body.get(name), str | bool)]
-    if missing:
-        raise BadRequest(f"missing or malformed: {', '.join(missing)}")
+    """The request's JSON object body (`web_guard.read_json_object`), each of `fields`
+    in it a non-empty string; `BadRequest` with the reason when it is not."""
+    body = await read_json_object(request)
+    for name in fields:
+        required_string(body, name)
     return body
 
 
@@ -111,9 +119,13 @@ def _int_query(request: Request, name: str, default: int | None) -> int | None:
         raise BadRequest(f"{name} must be an integer, got {value!r}") from bad
 
 
-def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
+def create_app(
+    open_host: HostOpener, agent_factory: AgentFactory, *, policy: GuardPolicy | None = None
+) -> Starlette:
     """The app: `open_host()` is awaited at startup (e.g. `lambda:
-    Host.open(SQLiteStore("threads.db"))`) and the host is shut down with the app."""
+    Host.open(SQLiteStore("threads.db"))`) and the host is shut down with the app.
+    `policy` is what its `WebGuard` lets through (by default: loopback host names, the
+    server's own origin, bodies of at most 1 MiB)."""
     service: ThreadService | None = None
 
     def threads() -> ThreadService:
@@ -124,9 +136,7 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
     @json_errors
     async def create(request: Request) -> Response:
         body = await read_json(request, "request_key")
-        title = body.get("title", "")
-        if not isinstance(title, str):
-            raise BadRequest("title must be a string")
+        title = optional_string(body, "title")
         view = await threads().create(request_key=body["request_key"], title=title)
         return JSONResponse(view.to_dict(), 201)
 
@@ -169,10 +179,10 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
 
     @json_errors
     async def respond(request: Request) -> Response:
-        body = await read_json(request, "request_key", "interaction_id", "answer")
-        reason = body.get("reason", "")
-        if not isinstance(reason, str):
-            raise BadRequest("reason must be a string")
+        body = await read_json(request, "request_key", "interaction_id")
+        if not isinstance(body.get("answer"), bool | str):
+            raise BadRequest("answer must be true or false (an approval) or a string")
+        reason = optional_string(body, "reason")
         found = await threads().respond(
             request.path_params["thread_id"],
             body["interaction_id"],
@@ -217,4 +227,5 @@ def create_app(open_host: HostOpener, agent_factory: AgentFactory) -> Starlette:
             Route("/threads/{thread_id}/respond", respond, methods=["POST"]),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(WebGuard, policy=policy or GuardPolicy())],
     )
