@@ -97,3 +97,68 @@ async def test_a_batch_is_refused_per_request_and_a_bad_id_or_bad_json_is_answer
         session = (await conn.new_session(cwd="/tmp")).session_id
         reply = await conn.prompt(session_id=session, prompt=[text_block("hello")])
         assert reply.stop_reason == "end_turn"
+
+
+async def test_past_max_sessions_the_least_recently_used_idle_session_is_dropped() -> None:
+    """A14"""
+    async with serving("editor_agents:agent", "--max-sessions", "2") as (conn, editor):
+        first = (await conn.new_session(cwd="/tmp")).session_id
+        second = (await conn.new_session(cwd="/tmp")).session_id
+        await conn.prompt(session_id=first, prompt=[text_block("hello")])
+        third = (await conn.new_session(cwd="/tmp")).session_id
+        with pytest.raises(RequestError) as dropped:
+            await conn.prompt(session_id=second, prompt=[text_block("hello")])
+        assert dropped.value.code == -32002
+        for session in (first, third):
+            reply = await conn.prompt(session_id=session, prompt=[text_block("history")])
+            assert reply.stop_reason == "end_turn"
+
+
+async def test_when_every_session_is_answering_a_prompt_a_new_one_is_refused() -> None:
+    """A14"""
+    async with serving("editor_agents:agent", "--max-sessions", "2") as (conn, editor):
+        sessions = [(await conn.new_session(cwd="/tmp")).session_id for _ in range(2)]
+        for number, session in enumerate(sessions):
+            await editor.write_raw(
+                _line(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": f"busy-{number}",
+                        "method": "session/prompt",
+                        "params": {
+                            "sessionId": session,
+                            "prompt": [{"type": "text", "text": "block"}],
+                        },
+                    }
+                )
+            )
+        await editor.wait_until(lambda: len(editor.started_calls()) == 2)
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd="/tmp")
+        assert refused.value.code == -32600
+        assert "all 2 sessions" in str(refused.value.data)
+        await conn.cancel(session_id=sessions[0])
+        assert (await editor.answer_to("busy-0"))["result"] == {"stopReason": "cancelled"}
+        fresh = (await conn.new_session(cwd="/tmp")).session_id
+        with pytest.raises(RequestError):
+            await conn.prompt(session_id=sessions[0], prompt=[text_block("hello")])
+        await conn.cancel(session_id=sessions[1])
+        assert (await editor.answer_to("busy-1"))["result"] == {"stopReason": "cancelled"}
+        reply = await conn.prompt(session_id=fresh, prompt=[text_block("hello")])
+        assert reply.stop_reason == "end_turn"
+
+
+async def test_a_dropped_thread_session_is_loaded_again_with_its_history(tmp_path: Path) -> None:
+    """A14 A11"""
+    async with serving("editor_agents:durable_pair", env=_env(tmp_path)) as (conn, editor):
+        first = (await conn.new_session(cwd="/tmp")).session_id
+        await conn.prompt(session_id=first, prompt=[text_block("hello")])
+        for _ in range(2):
+            await conn.new_session(cwd="/tmp")
+        with pytest.raises(RequestError):
+            await conn.prompt(session_id=first, prompt=[text_block("hello")])
+        before = len(editor.updates)
+        await conn.load_session(cwd="/tmp", session_id=first)
+        assert editor.text("user_message_chunk", since=before) == "hello"
+        reply = await conn.prompt(session_id=first, prompt=[text_block("echo again")])
+        assert reply.stop_reason == "end_turn"
