@@ -101,7 +101,7 @@ async def test_a_batch_is_refused_per_request_and_a_bad_id_or_bad_json_is_answer
 
 async def test_past_max_sessions_the_least_recently_used_idle_session_is_dropped() -> None:
     """A14"""
-    async with serving("editor_agents:agent", "--max-sessions", "2") as (conn, editor):
+    async with serving("editor_agents:agent", "--max-sessions", "2") as (conn, _editor):
         first = (await conn.new_session(cwd="/tmp")).session_id
         second = (await conn.new_session(cwd="/tmp")).session_id
         await conn.prompt(session_id=first, prompt=[text_block("hello")])
