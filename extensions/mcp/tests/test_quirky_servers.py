@@ -3,7 +3,6 @@ two tools under one name, and one whose tool answers after the client gave up on
 
 from __future__ import annotations
 
-import asyncio
 import time
 import warnings
 
@@ -14,6 +13,7 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_
 from automata.mcp import MCPConnectionError, MCPDuplicateToolWarning
 
 from .conftest import quirky_server
+from .servers import quirky
 
 TRANSPORTS = ["stdio", "http"]
 
@@ -27,7 +27,7 @@ async def test_of_two_tools_with_one_name_the_first_is_kept_with_a_warning(
         warnings.simplefilter("always")
         async with quirky_server(transport) as server:
             tools = await server.tools()
-            assert [t.name for t in tools] == ["echo", "stubborn", "last"]
+            assert [t.name for t in tools] == ["echo", "big", "last"]
             assert tools[0].description == "Say the text back."
             agent = Agent(
                 ScriptedProvider([tool_calls(tool_call("c1", "echo", text="once")), "done"]),
@@ -51,33 +51,40 @@ async def test_the_duplicate_warning_can_refuse_such_a_server() -> None:
                 pass
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_cancelled_calls_late_answer_never_holds_up_the_next_call(
-    transport: str,
-) -> None:
-    """P10"""
+async def test_a_large_answer_given_up_or_not_never_holds_up_the_next_call() -> None:
+    """P10 P11"""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDuplicateToolWarning)
-        async with quirky_server(transport) as server:
+        async with quirky_server("stdio") as server:
             agent = Agent(
                 ScriptedProvider(
                     [
-                        tool_calls(tool_call("c1", "stubborn")),
+                        tool_calls(tool_call("c1", "big")),
                         tool_calls(tool_call("c2", "echo", text="next")),
                         "done",
                     ]
                 ),
                 tools=await server.tools(),
-                tool_policy=ToolPolicy(timeout=0.2),
+                tool_policy=ToolPolicy(timeout=0.6),
             )
             started = time.monotonic()
             result = await agent.run("go")
-            (late, after) = tool_results(result.messages)
-            assert late[2] is True
-            assert "timed out" in late[1]
-            assert after == ("c2", "next", False)
-            assert time.monotonic() - started < 0.9, "the next call waited for the late answer"
-            await asyncio.sleep(1.0)  # the late answer arrives now, and is dropped
-            started = time.monotonic()
-            assert (await server.call("echo", {"text": "again"})).as_text() == "again"
-            assert time.monotonic() - started < 1
+            elapsed = time.monotonic() - started
+    (big, after) = tool_results(result.messages)
+    assert big == ("c1", quirky.BIG, False) or (big[2] and "timed out" in big[1])
+    assert after == ("c2", "next", False)
+    # The server starts writing its 30 MB answer at 0.3 s. Read in linear time it is in
+    # before the 0.6 s timeout, or just after (then the rest is read and dropped, and
+    # the next call's answer comes right behind it). The SDK's own stdio reader,
+    # quadratic in a line's length, took 8 to 20 s over it: the call was given up at
+    # 0.6 s and the next one waited for the rest.
+    assert elapsed < 5, f"the next call waited {elapsed:.1f}s behind the late answer"
+
+
+async def test_a_large_answer_is_read_whole() -> None:
+    """P11"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDuplicateToolWarning)
+        async with quirky_server("stdio") as server:
+            result = await server.call("big", {})
+    assert result.as_text() == quirky.BIG

@@ -1,7 +1,7 @@
 """A test MCP server written with the SDK's low-level `Server` that does what careless
-servers do: it lists two tools under one name, and its `stubborn` tool ignores the
-client's cancellation, answering late with a large result. Run as a script it serves
-stdio; `app()` serves streamable HTTP."""
+(or just busy) servers do: it lists two tools under one name, and its `big` tool
+answers with 30 MB of text. Run as a script it serves stdio; `app()` serves
+streamable HTTP."""
 
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ TEXT: dict[str, Any] = {
 
 TOOLS = [
     mcp_types.Tool(name="echo", description="Say the text back.", input_schema=TEXT),
-    mcp_types.Tool(name="stubborn", description="Answers late regardless.", input_schema=EMPTY),
+    mcp_types.Tool(name="big", description="30 MB of text, after 0.3 s.", input_schema=EMPTY),
     mcp_types.Tool(name="echo", description="A second tool named echo.", input_schema=EMPTY),
     mcp_types.Tool(name="last", description="Listed after the duplicate.", input_schema=EMPTY),
 ]
-LATE = "late " * 200_000
-"""What `stubborn` answers, a megabyte of text, one second after it is called."""
+BIG = "x" * 30_000_000
+"""What `big` answers, 0.3 s after it is called."""
 
 
 def build() -> Server[Any]:
@@ -41,10 +41,9 @@ def build() -> Server[Any]:
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         args = params.arguments or {}
-        if params.name == "stubborn":
-            with anyio.CancelScope(shield=True):
-                await anyio.sleep(1.0)
-            return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=LATE)])
+        if params.name == "big":
+            await anyio.sleep(0.3)
+            return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=BIG)])
         text = str(args.get("text", params.name))
         return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)])
 

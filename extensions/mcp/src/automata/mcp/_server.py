@@ -17,13 +17,14 @@ from mcp import ClientSession, MCPError
 from mcp import types as mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.client.session import IncomingMessage
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CONNECTION_CLOSED
 
 from automata.core import Tool, ToolResult
 from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
 from automata.mcp._results import from_mcp_result
+from automata.mcp._stdio import stdio_transport
 from automata.mcp._tool import MCPTool
 
 __all__ = ["MCPServer"]
@@ -87,13 +88,14 @@ class MCPServer:
     ) -> MCPServer:
         """A server run as a subprocess speaking MCP on its stdin and stdout. `env` is
         merged over the SDK's safe default environment; the server's stderr goes to
-        `errlog` (default: this process's stderr)."""
+        `errlog` (default: this process's stderr). Its output is read in time linear
+        in its size, however long a line (see `automata.mcp._stdio`)."""
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
         )
 
         def connect() -> AbstractAsyncContextManager[TransportStreams]:
-            return stdio_client(params, errlog=errlog if errlog is not None else sys.stderr)
+            return stdio_transport(params, errlog if errlog is not None else sys.stderr)
 
         return cls(connect, name=name, fallback=Path(command).name, connect_timeout=connect_timeout)
 
