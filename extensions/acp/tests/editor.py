@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, Client, spawn_agent_process
 from acp.client.connection import ClientSideConnection
+from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
@@ -42,16 +43,44 @@ class Editor:
     """Records every `session/update` and answers permission requests with the option
     ids queued in `answers` (an empty queue answers `cancelled`). The answer `HOLD`
     leaves the request open until `release()` answers it `cancelled`, as an editor does
-    for the requests of a prompt it cancels."""
+    for the requests of a prompt it cancels. `received` holds every JSON-RPC message
+    the agent sent, as the SDK read it (answers to requests the SDK did not make
+    included); `write_raw` puts bytes on the agent's stdin, beside the SDK's own."""
 
     updates: list[tuple[str, Any]] = field(default_factory=list)
+    received: list[dict[str, Any]] = field(default_factory=list)
     asked: list[PermissionAsked] = field(default_factory=list)
     answers: deque[str] = field(default_factory=deque)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _held: asyncio.Event = field(default_factory=asyncio.Event)
+    _stdin: asyncio.StreamWriter | None = None
 
     def release(self) -> None:
         self._held.set()
+
+    def observe(self, event: StreamEvent) -> None:
+        if event.direction is StreamDirection.INCOMING:
+            self.received.append(event.message)
+            self._changed.set()
+
+    async def write_raw(self, data: bytes) -> None:
+        """Write `data` to the agent's stdin in one write."""
+        assert self._stdin is not None, "not serving"
+        self._stdin.write(data)
+        await self._stdin.drain()
+
+    async def answer_to(self, request_id: object) -> dict[str, Any]:
+        """The agent's answer (result or error) to the request with this id."""
+        answers: list[dict[str, Any]] = []
+
+        def answered() -> bool:
+            answers[:] = [
+                m for m in self.received if m.get("id") == request_id and "method" not in m
+            ]
+            return bool(answers)
+
+        await self.wait_until(answered)
+        return answers[0]
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append((session_id, update))
@@ -119,8 +148,14 @@ async def serving(
     # this server calls, and the SDK answers the rest with method-not-found.
     client = cast(Client, editor)
     spawned = spawn_agent_process(
-        client, str(CLI), *args, cwd=HERE, env={**os.environ, **(env or {})}
+        client,
+        str(CLI),
+        *args,
+        cwd=HERE,
+        env={**os.environ, **(env or {})},
+        observers=[editor.observe],
     )
-    async with spawned as (conn, _process):
+    async with spawned as (conn, process):
+        editor._stdin = process.stdin
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         yield conn, editor

@@ -125,3 +125,6 @@ async def _threads() -> AsyncIterator[ThreadService]:
 
 durable = AcpServer(threads=_threads, name="durable-editor")
 """Sessions are threads in the SQLite file named by ACP_TEST_THREADS_DB."""
+
+durable_pair = AcpServer(threads=_threads, name="durable-editor", max_sessions=2)
+"""As `durable`, keeping at most two sessions live per connection."""

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from automata.acp import AcpServer, load_target
+from automata.acp import DEFAULT_MAX_SESSIONS, AcpServer, load_target
 from automata.acp._cli import server_for
 
 from .editor import CLI, HERE
@@ -32,6 +32,16 @@ def test_flags_make_the_permission_rule_and_an_acp_server_is_served_as_it_is() -
     assert server_for(print, ask=[], ask_all=True, name=None).ask_permission is True
     with pytest.raises(TypeError, match="cannot serve"):
         server_for(42, ask=[], ask_all=False, name=None)
+    with pytest.raises(ValueError, match="configure it there"):
+        server_for(server, ask=[], ask_all=False, name=None, max_sessions=3)
+    assert server_for(print, ask=[], ask_all=False, name=None, max_sessions=3).max_sessions == 3
+    assert server_for(print, ask=[], ask_all=False, name=None).max_sessions == DEFAULT_MAX_SESSIONS
+
+
+def test_max_sessions_below_one_is_refused() -> None:
+    """A14"""
+    with pytest.raises(ValueError, match="at least 1"):
+        AcpServer(print, max_sessions=0)  # type: ignore[arg-type]
 
 
 async def test_a_bad_target_exits_with_status_2_and_a_message_on_stderr() -> None:

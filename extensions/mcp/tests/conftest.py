@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from automata_wire_testing import serving
 
 from automata.mcp import MCPServer
 
-from .servers import toolbox
+from .servers import quirky, toolbox
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 TOOLBOX = SERVERS / "toolbox.py"
@@ -32,6 +33,23 @@ async def toolbox_server(request: pytest.FixtureRequest) -> AsyncIterator[MCPSer
         return
     async with (
         serving(toolbox.app(), lifespan="on") as client,
+        MCPServer.http(f"{client.base_url}/mcp") as server,
+    ):
+        yield server
+
+
+QUIRKY = SERVERS / "quirky.py"
+
+
+@asynccontextmanager
+async def quirky_server(transport: str) -> AsyncIterator[MCPServer]:
+    """The quirky server (duplicate names, a tool that ignores cancellation), open."""
+    if transport == "stdio":
+        async with MCPServer.stdio(sys.executable, [str(QUIRKY)]) as server:
+            yield server
+        return
+    async with (
+        serving(quirky.app(), lifespan="on") as client,
         MCPServer.http(f"{client.base_url}/mcp") as server,
     ):
         yield server

@@ -10,6 +10,7 @@ import automata.mcp
 
 PUBLIC = [
     "MCPConnectionError",
+    "MCPDuplicateToolWarning",
     "MCPServer",
     "MCPTool",
     "MCPToolError",

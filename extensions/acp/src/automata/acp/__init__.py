@@ -17,12 +17,14 @@ from automata.acp._permissions import (
 )
 from automata.acp._prompt import prompt_message
 from automata.acp._server import AcpServer, AgentFactory, AgentTarget, ThreadsOpener
+from automata.acp._sessions import DEFAULT_MAX_SESSIONS
 from automata.acp._todo import TODO_TOOL, TodoItem, plan_entries, todo_tool
 from automata.acp._updates import UpdateMapper
 
 __all__ = [
     "ALLOW_ALWAYS",
     "ALLOW_ONCE",
+    "DEFAULT_MAX_SESSIONS",
     "REJECT_ONCE",
     "TODO_TOOL",
     "AcpServer",

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from automata.acp._server import AcpServer
+from automata.acp._sessions import DEFAULT_MAX_SESSIONS
 from automata.core import Agent
 
 __all__ = ["load_target", "main"]
@@ -28,18 +29,30 @@ def load_target(spec: str) -> Any:
     return value
 
 
-def server_for(target: Any, *, ask: Sequence[str], ask_all: bool, name: str | None) -> AcpServer:
+def server_for(
+    target: Any,
+    *,
+    ask: Sequence[str],
+    ask_all: bool,
+    name: str | None,
+    max_sessions: int | None = None,
+) -> AcpServer:
     """The server for a loaded target: an `AcpServer` as it is (the flags then must not
     be given), an `Agent` or any other callable (an agent factory, called once per
-    session) with the flags' permission rule."""
+    session) with the flags' permission rule, name and session bound."""
     if isinstance(target, AcpServer):
-        if ask or ask_all or name:
+        if ask or ask_all or name or max_sessions is not None:
             raise ValueError("the target is an AcpServer: configure it there, not with flags")
         return target
     if not isinstance(target, Agent) and not callable(target):
         raise TypeError(f"cannot serve a {type(target).__name__}: expected an Agent or a factory")
     rule: bool | frozenset[str] = True if ask_all else frozenset(ask)
-    return AcpServer(target, ask_permission=rule, name=name or "automata")
+    return AcpServer(
+        target,
+        ask_permission=rule,
+        name=name or "automata",
+        max_sessions=DEFAULT_MAX_SESSIONS if max_sessions is None else max_sessions,
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
         "--ask-all", action="store_true", help="ask the client's permission for every tool"
     )
     parser.add_argument("--name", default=None, help="the agent name sent on initialize")
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"live sessions kept per connection (default {DEFAULT_MAX_SESSIONS}); "
+        "past it the least recently used idle one is dropped",
+    )
     return parser
 
 
@@ -74,7 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path.insert(0, "")
     try:
         server = server_for(
-            load_target(args.target), ask=args.ask, ask_all=args.ask_all, name=args.name
+            load_target(args.target),
+            ask=args.ask,
+            ask_all=args.ask_all,
+            name=args.name,
+            max_sessions=args.max_sessions,
         )
     except (ValueError, TypeError, ImportError, AttributeError) as exc:
         print(f"automata-acp: {exc}", file=sys.stderr)

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from acp import Agent as AcpAgentProtocol
-from acp import RequestError, run_agent
+from acp import RequestError, run_agent, stdio_streams
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.interfaces import Client
 from acp.schema import (
     InitializeResponse,
@@ -24,7 +25,9 @@ from automata.acp._capabilities import initialize_response
 from automata.acp._outbox import Outbox
 from automata.acp._permissions import ClientApprover, permission_rule
 from automata.acp._prompt import prompt_message
+from automata.acp._sessions import DEFAULT_MAX_SESSIONS, SessionTable
 from automata.acp._updates import Update, UpdateMapper
+from automata.acp._wire import ScreenedWire
 from automata.core import (
     Agent,
     MaxStepsError,
@@ -77,17 +80,26 @@ class AcpServer:
     tools' calls; the default: none). Or `threads`: a durable thread service (opened
     for the connection) whose threads are the sessions, loadable with `session/load`;
     its own agent factory and approval gates apply, so `ask_permission` must stay
-    empty. `name` is the `agentInfo` name sent on `initialize`. Raises `ValueError`
-    unless exactly one of `target` and `threads` is given."""
+    empty. `name` is the `agentInfo` name sent on `initialize`. `max_sessions` bounds
+    the sessions a connection keeps live: a new (or loaded) session past it drops the
+    least recently used one without a prompt in flight, and is refused with an
+    invalid-request error when every session has one. Raises `ValueError` unless
+    exactly one of `target` and `threads` is given, or for `max_sessions` below 1.
+
+    Serving reads the client's lines itself before the SDK sees them: a line that is
+    not a JSON-RPC object is answered with an error and serving goes on."""
 
     target: AgentTarget | None = None
     ask_permission: bool | Collection[str] = ()
     name: str = "automata"
     threads: ThreadsOpener | None = None
+    max_sessions: int = DEFAULT_MAX_SESSIONS
 
     def __post_init__(self) -> None:
         if (self.target is None) == (self.threads is None):
             raise ValueError("give AcpServer an agent (or factory) or a thread service, not both")
+        if self.max_sessions < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {self.max_sessions}")
         if self.threads is not None and self.ask_permission:
             raise ValueError(
                 "a thread-backed server asks permission through its agents' approval gates "
@@ -105,14 +117,17 @@ class AcpServer:
     async def _serve(
         self, reader: asyncio.StreamReader | None, writer: asyncio.StreamWriter | None
     ) -> None:
+        if reader is None or writer is None:
+            reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+        wire = ScreenedWire(reader, writer)
         if self.threads is None:
-            await run_agent(_protocol(_AcpAgent(self)), writer, reader)
+            await run_agent(_protocol(_AcpAgent(self)), wire)
             return
         from automata.acp._thread_agent import ThreadsAcpAgent
 
         async with self.threads() as service:
-            agent = cast(AcpAgentProtocol, ThreadsAcpAgent(service, self.name))
-            await run_agent(agent, writer, reader)
+            agent = ThreadsAcpAgent(service, self.name, max_sessions=self.max_sessions)
+            await run_agent(cast(AcpAgentProtocol, agent), wire)
 
 
 @dataclass(slots=True)
@@ -154,7 +169,9 @@ class _AcpAgent:
         self._server = server
         self._rule = permission_rule(server.ask_permission)
         self._client: Client | None = None
-        self._sessions: dict[str, _SessionState] = {}
+        self._sessions: SessionTable[_SessionState] = SessionTable(
+            server.max_sessions, busy=lambda state: state.prompt is not None
+        )
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -182,6 +199,7 @@ class _AcpAgent:
         return agent
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        self._sessions.make_room()
         agent = await self._agent()
         session_id = "sess_" + uuid.uuid4().hex
         state = _SessionState(session=agent.session())
@@ -193,17 +211,12 @@ class _AcpAgent:
             before_request=state.flush,
             on_allowed=state.on_allowed,
         )
-        self._sessions[session_id] = state
+        self._sessions.make_room()  # the factory may have let another session in
+        self._sessions.add(session_id, state)
         return NewSessionResponse(session_id=session_id)
 
-    def _state(self, session_id: str) -> _SessionState:
-        state = self._sessions.get(session_id)
-        if state is None:
-            raise RequestError.resource_not_found(session_id)
-        return state
-
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        state = self._state(session_id)
+        state = self._sessions.use(session_id)
         if state.prompt is not None:
             raise RequestError.invalid_request(
                 {"reason": "this session is already answering a prompt"}
@@ -218,12 +231,30 @@ class _AcpAgent:
         state.prompt = current
         current.task = asyncio.get_running_loop().create_task(self._run(state, current, message))
         try:
-            return PromptResponse(stop_reason=await current.task)
+            return PromptResponse(stop_reason=await self._outcome(current))
         finally:
             if not current.task.done():  # this handler was cancelled (connection closed)
                 current.task.cancel()
                 await asyncio.wait([current.task])
             state.prompt = None
+            self._sessions.touch(session_id)
+
+    @staticmethod
+    async def _outcome(current: _Prompt) -> StopReason:
+        """The run's stop reason. A cancel that reaches the run before its first step
+        cancels it before `_steps` can answer for it: that is a cancelled prompt too
+        (nothing ran, the conversation is unchanged), unless this handler itself is
+        being cancelled."""
+        assert current.task is not None
+        try:
+            return await current.task
+        except asyncio.CancelledError:
+            handler = asyncio.current_task()
+            if not current.cancel_requested or (handler is not None and handler.cancelling()):
+                raise
+            current.running = False
+            await current.outbox.close()
+            return "cancelled"
 
     async def _run(self, state: _SessionState, current: _Prompt, message: Message) -> StopReason:
         try:
@@ -252,7 +283,7 @@ class _AcpAgent:
         return _stop_reason(steps.result.stop_reason)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
-        state = self._sessions.get(session_id)
+        state = self._sessions.peek(session_id)
         if state is None or state.prompt is None or state.prompt.task is None:
             return
         if not state.prompt.running:

@@ -22,6 +22,7 @@ from acp.schema import (
 from automata.acp._capabilities import initialize_response
 from automata.acp._permissions import ALLOW_ALWAYS, ALLOW_ONCE, OPTIONS
 from automata.acp._prompt import prompt_message
+from automata.acp._sessions import DEFAULT_MAX_SESSIONS, SessionTable
 from automata.acp._view_updates import ViewDiffer
 from automata.core import AutomataError
 
@@ -42,6 +43,9 @@ class _ThreadSession:
     always: set[str] = field(default_factory=set)
     task: asyncio.Task[StopReason] | None = None
     cancel_requested: bool = False
+    sent: bool = False
+    """Whether the running prompt's `send` has returned (a cancel before it ends the
+    prompt before the message is sent; one after it is the thread's `cancel`)."""
 
 
 class ThreadsAcpAgent:
@@ -49,13 +53,19 @@ class ThreadsAcpAgent:
     `session/load` replays one, a prompt is a `send` followed until its turn ends, and
     `session/cancel` is the service's `cancel`. Permission requests come from the
     threads' own approval gates (`require_approval`): each pending approval is put to
-    the client, and the answer is the thread's `respond`."""
+    the client, and the answer is the thread's `respond`. At most `max_sessions`
+    sessions are live (see `SessionTable`); a dropped one is still a thread, loadable
+    again with `session/load`."""
 
-    def __init__(self, service: ThreadService, name: str) -> None:
+    def __init__(
+        self, service: ThreadService, name: str, *, max_sessions: int = DEFAULT_MAX_SESSIONS
+    ) -> None:
         self._service = service
         self._name = name
         self._client: Client | None = None
-        self._sessions: dict[str, _ThreadSession] = {}
+        self._sessions: SessionTable[_ThreadSession] = SessionTable(
+            max_sessions, busy=lambda session: session.task is not None
+        )
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -69,8 +79,10 @@ class ThreadsAcpAgent:
         return initialize_response(self._name, protocol_version, load_session=True)
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        self._sessions.make_room()
         view = await self._service.create(request_key=_key())
-        self._sessions[view.thread_id] = _ThreadSession()
+        self._sessions.make_room()
+        self._sessions.add(view.thread_id, _ThreadSession())
         return NewSessionResponse(session_id=view.thread_id)
 
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
@@ -78,26 +90,27 @@ class ThreadsAcpAgent:
             view = await self._service.view(session_id)
         except AutomataError as exc:
             raise RequestError.resource_not_found(session_id) from exc
+        if session_id not in self._sessions:
+            self._sessions.make_room()
         conn = self._conn()
         for update in ViewDiffer(users=True).updates(view):
             await conn.session_update(session_id=session_id, update=update)
-        self._sessions.setdefault(session_id, _ThreadSession())
+        if session_id in self._sessions:
+            self._sessions.touch(session_id)
+        else:
+            self._sessions.make_room()
+            self._sessions.add(session_id, _ThreadSession())
         return LoadSessionResponse()
 
-    def _session(self, session_id: str) -> _ThreadSession:
-        session = self._sessions.get(session_id)
-        if session is None:
-            raise RequestError.resource_not_found(session_id)
-        return session
-
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        session = self._session(session_id)
+        session = self._sessions.use(session_id)
         if session.task is not None:
             raise RequestError.invalid_request(
                 {"reason": "this session is already answering a prompt"}
             )
         message = prompt_message(prompt)
         session.cancel_requested = False
+        session.sent = False
         session.task = asyncio.get_running_loop().create_task(
             self._follow(session_id, session, message)
         )
@@ -108,6 +121,7 @@ class ThreadsAcpAgent:
                 session.task.cancel()
                 await asyncio.wait([session.task])
             session.task = None
+            self._sessions.touch(session_id)
 
     async def _follow(self, thread_id: str, session: _ThreadSession, message: Any) -> StopReason:
         conn = self._conn()
@@ -118,11 +132,16 @@ class ThreadsAcpAgent:
             turn: str | None = None
             async for view in views:
                 if first:
+                    if session.cancel_requested:
+                        return "cancelled"
                     differ.prime(view)
                     sent = await self._service.send(thread_id, message, request_key=_key())
                     turn = sent.items[-1].turn_id if sent.items else None
                     first = False
                     view = sent
+                    session.sent = True
+                    if session.cancel_requested:
+                        await self._service.cancel(thread_id, request_key=_key())
                 for update in differ.updates(view):
                     await conn.session_update(session_id=thread_id, update=update)
                 await self._answer_approvals(thread_id, session, view, asked)
@@ -185,8 +204,9 @@ class ThreadsAcpAgent:
         return option in (ALLOW_ONCE, ALLOW_ALWAYS)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
-        session = self._sessions.get(session_id)
+        session = self._sessions.peek(session_id)
         if session is None or session.task is None:
             return
         session.cancel_requested = True
-        await self._service.cancel(session_id, request_key=_key())
+        if session.sent:
+            await self._service.cancel(session_id, request_key=_key())

@@ -13,13 +13,14 @@ and serve automata tools to any MCP client with `serve_stdio(tools, name=...)` o
 `streamable_http_app(tools, name=...)` (both built on `serve_tools`).
 """
 
-from automata.mcp._errors import MCPConnectionError, MCPToolError
+from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
 from automata.mcp._serve import serve_stdio, serve_tools, streamable_http_app
 from automata.mcp._server import MCPServer
 from automata.mcp._tool import MCPTool
 
 __all__ = [
     "MCPConnectionError",
+    "MCPDuplicateToolWarning",
     "MCPServer",
     "MCPTool",
     "MCPToolError",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -16,13 +17,14 @@ from mcp import ClientSession, MCPError
 from mcp import types as mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.client.session import IncomingMessage
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CONNECTION_CLOSED
 
 from automata.core import Tool, ToolResult
-from automata.mcp._errors import MCPConnectionError, MCPToolError
+from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
 from automata.mcp._results import from_mcp_result
+from automata.mcp._stdio import stdio_transport
 from automata.mcp._tool import MCPTool
 
 __all__ = ["MCPServer"]
@@ -40,8 +42,10 @@ class MCPServer:
 
     - Entering fails with `MCPConnectionError` when the server cannot be started or
       reached, or does not finish the handshake within `connect_timeout` seconds.
-    - `await server.tools(prefix=...)` returns the server's current tools; after the
-      server sends `notifications/tools/list_changed`, the next call lists them again.
+    - `await server.tools(prefix=...)` returns the server's current tools, one per
+      name (of tools listed under one name the first is kept, with an
+      `MCPDuplicateToolWarning`); after the server sends
+      `notifications/tools/list_changed`, the next call lists them again.
     - A tool call on a dead or closed connection raises `MCPConnectionError` at once
       (never waits for a reply that cannot come); a protocol error from the server
       raises `MCPToolError`. Both reach the model as error results.
@@ -84,13 +88,14 @@ class MCPServer:
     ) -> MCPServer:
         """A server run as a subprocess speaking MCP on its stdin and stdout. `env` is
         merged over the SDK's safe default environment; the server's stderr goes to
-        `errlog` (default: this process's stderr)."""
+        `errlog` (default: this process's stderr). Its output is read in time linear
+        in its size, however long a line (see `automata.mcp._stdio`)."""
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
         )
 
         def connect() -> AbstractAsyncContextManager[TransportStreams]:
-            return stdio_client(params, errlog=errlog if errlog is not None else sys.stderr)
+            return stdio_transport(params, errlog if errlog is not None else sys.stderr)
 
         return cls(connect, name=name, fallback=Path(command).name, connect_timeout=connect_timeout)
 
@@ -170,7 +175,7 @@ class MCPServer:
                 info = await session.initialize()
                 if not self._named and info.server_info.name:
                     self.name = info.server_info.name
-                self._listed = await _list_all(session)
+                self._listed = self._unique(await _list_all(session))
                 self._session = session
                 ready.set_result(None)
                 await self._closing.wait()
@@ -220,10 +225,29 @@ class MCPServer:
         if self._stale:
             self._stale = False
             try:
-                self._listed = await _list_all(session)
+                self._listed = self._unique(await _list_all(session))
             except MCPError as error:
                 raise self._translate(error) from None
         return [MCPTool(self, definition, prefix or "") for definition in self._listed]
+
+    def _unique(self, listed: tuple[mcp_types.Tool, ...]) -> tuple[mcp_types.Tool, ...]:
+        """The first tool of each name, warning once per listing about the others."""
+        kept: dict[str, mcp_types.Tool] = {}
+        repeated: dict[str, int] = {}
+        for definition in listed:
+            if definition.name in kept:
+                repeated[definition.name] = repeated.get(definition.name, 1) + 1
+            else:
+                kept[definition.name] = definition
+        if repeated:
+            names = ", ".join(f"{name!r} ({count} times)" for name, count in repeated.items())
+            warnings.warn(
+                f"MCP server {self.name!r} lists more than one tool named {names}; "
+                "the first of each is kept",
+                MCPDuplicateToolWarning,
+                stacklevel=2,
+            )
+        return tuple(kept.values())
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
         """Call the server's tool `name` (its own name, without a prefix)."""
