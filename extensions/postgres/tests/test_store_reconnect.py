@@ -189,3 +189,4 @@ async def test_a_turn_whose_model_returns_while_the_server_is_down_goes_on_once_
             await asyncio.to_thread(own_server.start)
         view = await turn.settled(thread.thread_id)
     assert_paid_once(view, turn)
+    assert turn.model.calls == 2  # the step waited for the server: the call was not re-sent
