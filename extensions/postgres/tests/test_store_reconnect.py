@@ -8,22 +8,22 @@ non-idempotent tool ran once."""
 from __future__ import annotations
 
 import asyncio
-import itertools
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing, asynccontextmanager
 
-import psycopg
 import pytest
-from automata_pg_testing import LocalPostgres, PostgresUnavailable, local_postgres, require_postgres
-from psycopg.conninfo import make_conninfo
+from automata_pg_testing import (
+    Backends,
+    LocalPostgres,
+    PostgresUnavailable,
+    local_postgres,
+    require_postgres,
+)
 
 from automata.core import Agent, ModelRequest, tool
 from automata.core.testing import FunctionProvider, Reply, tool_call, tool_calls
 from automata.postgres import PostgresStore
 from automata.threads import AgentRequest, Host, ThreadService, ThreadView
-
-_apps = itertools.count(1)
 
 
 class ScriptedModel:
@@ -100,25 +100,6 @@ async def hosted(dsn: str, schema: str) -> AsyncIterator[Turn]:
         await host.shutdown()
 
 
-def named(dsn: str) -> tuple[str, str]:
-    """`dsn` with an application name of its own, and that name."""
-    name = f"automata-reconnect-{uuid.uuid4().hex[:8]}-{next(_apps)}"
-    return make_conninfo(dsn, application_name=name), name
-
-
-def terminate(dsn: str, application_name: str) -> int:
-    """Terminate every backend of `application_name` (waiting until each is gone) and
-    say how many there were."""
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        rows = admin.execute(
-            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
-            "WHERE application_name = %s AND pid <> pg_backend_pid()",
-            (application_name,),
-        ).fetchall()
-    assert all(row[0] for row in rows)
-    return len(rows)
-
-
 def assert_paid_once(view: ThreadView, turn: Turn) -> None:
     assert view.status == "done"
     kinds = [[item.kind, item.status, item.text or item.result] for item in view.items]
@@ -130,15 +111,15 @@ def assert_paid_once(view: ThreadView, turn: Turn) -> None:
 
 
 async def test_a_turn_survives_its_connections_terminated_during_each_model_call(
-    pg_server: str, schema: str
+    backends: Backends, schema: str
 ) -> None:
-    dsn, name = named(pg_server)
+    dsn, name = backends.named()
     async with hosted(dsn, schema) as turn:
         thread = await turn.service.create(request_key="create")
         await turn.service.send(thread.thread_id, "pay 5", request_key="send")
         for _ in range(2):  # the call that asks for the tool, then the one that answers
             await turn.model.in_call()
-            assert await asyncio.to_thread(terminate, pg_server, name) >= 1
+            assert await asyncio.to_thread(backends.terminate, name) >= 1
             turn.model.proceed()
         view = await turn.settled(thread.thread_id)
     assert_paid_once(view, turn)

@@ -27,11 +27,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
     "DSN_ENV",
+    "Backends",
     "LocalPostgres",
     "PostgresUnavailable",
     "find_postgres_bin",
@@ -114,7 +117,14 @@ class LocalPostgres:
     def start(self) -> None:
         """Start the server (again); returns once it accepts connections."""
         self._pg_ctl(
-            "-l", str(self.log), "-o", self.options, "-w", "-t", str(_START_TIMEOUT_SECONDS), "start"
+            "-l",
+            str(self.log),
+            "-o",
+            self.options,
+            "-w",
+            "-t",
+            str(_START_TIMEOUT_SECONDS),
+            "start",
         )
 
     def stop(self, mode: str = "fast") -> None:
@@ -202,6 +212,55 @@ def throwaway_postgres() -> Iterator[str]:
         return
     with local_postgres() as server:
         yield server.dsn
+
+
+class Backends:
+    """A server's backends, seen from an administrator's connection (`dsn`): a store
+    given a `named` DSN has connections a test can find and terminate. Needs
+    psycopg."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+
+    def named(self) -> tuple[str, str]:
+        """The server's DSN with an application name of its own, and that name."""
+        name = f"automata-{uuid.uuid4().hex[:12]}"
+        from psycopg.conninfo import make_conninfo
+
+        return make_conninfo(self.dsn, application_name=name), name
+
+    def terminate(self, application_name: str) -> int:
+        """Terminate every backend of `application_name`, waiting until each is gone,
+        and say how many there were."""
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as admin:
+            rows = admin.execute(
+                "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
+                "WHERE application_name = %s AND pid <> pg_backend_pid()",
+                (application_name,),
+            ).fetchall()
+        assert all(row[0] for row in rows)
+        return len(rows)
+
+    def terminate_when_sleeping(self, application_name: str, within: float = 20.0) -> None:
+        """Wait until a backend of `application_name` sleeps in `pg_sleep`, then
+        terminate every backend of that name."""
+        deadline = time.monotonic() + within
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as admin:
+            while True:
+                found = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE application_name = %s AND wait_event = 'PgSleep'",
+                    (application_name,),
+                ).fetchone()
+                if found is not None and found[0]:
+                    break
+                assert time.monotonic() < deadline, f"no backend of {application_name} slept"
+                time.sleep(0.02)
+        self.terminate(application_name)
 
 
 def require_postgres(reason: PostgresUnavailable) -> None:

@@ -183,9 +183,7 @@ class PostgresStore(ThreadStore):
         async def attempt() -> _T:
             for tries in range(_UNIQUE_RETRIES):
                 try:
-                    return await connections.run(
-                        pool, work, transaction=transaction, safety=safety
-                    )
+                    return await connections.run(pool, work, transaction=transaction, safety=safety)
                 except psycopg.errors.UniqueViolation:
                     if tries == _UNIQUE_RETRIES - 1:
                         raise
