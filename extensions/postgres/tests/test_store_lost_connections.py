@@ -20,6 +20,7 @@ from automata_pg_testing import Backends
 from psycopg import sql
 
 from automata.postgres import PostgresStore
+from automata.postgres._connections import check_dropped
 from automata.threads import StoreUnavailableError
 from automata.threads.store import NewRecord, RequestClaim
 
@@ -113,3 +114,20 @@ async def test_a_write_broken_before_its_commit_is_run_again_on_a_fresh_connecti
     commit = await call  # the transaction had not reached COMMIT: it was rolled back
     assert (commit.first_seq, commit.last_seq) == (1, 1)
     assert [record.data for record in await store.read("t")] == ["first"]
+
+
+async def test_the_check_sends_nothing_on_a_live_connection_and_refuses_a_dropped_one(
+    backends: Backends,
+) -> None:
+    dsn, name = backends.named()
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as connection:
+        await connection.execute("SELECT 'the last statement'")
+        await check_dropped(connection)
+        with psycopg.connect(backends.dsn, autocommit=True) as admin:
+            seen = admin.execute(
+                "SELECT query FROM pg_stat_activity WHERE application_name = %s", (name,)
+            ).fetchone()
+        assert seen == ("SELECT 'the last statement'",)  # no round trip was made
+        assert await asyncio.to_thread(backends.terminate, name) == 1
+        with pytest.raises(psycopg.OperationalError):
+            await check_dropped(connection)

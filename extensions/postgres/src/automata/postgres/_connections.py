@@ -5,11 +5,14 @@ long model call), an operator terminates backends (`pg_terminate_backend`), the 
 restarts (fast or immediate shutdown). The store handles it in three layers:
 
 - **Checked before use.** The store's own pool checks each connection as it hands it
-  out (`AsyncConnectionPool.check_connection`, one empty query); a dead one is
-  discarded and another taken or made, waiting (with the pool's backoff) up to
-  `connect_timeout` seconds for the server to come back. So the connection an
-  operation gets was alive an instant ago, and a connection the server dropped while
-  idle is replaced before anything is sent on it.
+  out (`check_dropped`, the pool's `check` callback); a dead one is discarded and
+  another taken or made, waiting (with the pool's backoff) up to `connect_timeout`
+  seconds for the server to come back. A server that ends a connection (terminated,
+  shutting down, a proxy's idle timeout) sends an error and closes it, so the idle
+  connection's socket has something to read: the check looks at the socket without a
+  round trip, and only then confirms with `AsyncConnectionPool.check_connection` (one
+  empty query). So a connection the server dropped while idle is replaced before
+  anything is sent on it, at no cost to a live one.
 - **TCP keepalives** (`KEEPALIVES`, unless the DSN sets its own) let the kernel find a
   connection whose server vanished without closing it (a host that lost power, a
   network partition) instead of waiting forever on a reply.
@@ -31,6 +34,7 @@ restarts (fast or immediate shutdown). The store handles it in three layers:
 
 from __future__ import annotations
 
+import select
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeVar
 
@@ -42,7 +46,15 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from automata.threads import StoreUnavailableError
 
-__all__ = ["ATTEMPTS", "KEEPALIVES", "Safety", "connection_options", "make_pool", "run"]
+__all__ = [
+    "ATTEMPTS",
+    "KEEPALIVES",
+    "Safety",
+    "check_dropped",
+    "connection_options",
+    "make_pool",
+    "run",
+]
 
 _T = TypeVar("_T")
 _Connection = AsyncConnection[TupleRow]
@@ -75,6 +87,19 @@ def connection_options(dsn: str) -> dict[str, Any]:
     return options
 
 
+async def check_dropped(connection: _Connection) -> None:
+    """Raise when the idle `connection` was dropped by the server; return quietly when
+    it is alive. A live idle connection has nothing to read; one the server ended has
+    its error message or end of stream waiting, which the pool's own check (one empty
+    query) then turns into an exception (or passes, for a stray notice)."""
+    if connection.closed:
+        raise psycopg.OperationalError("the connection is closed")
+    readable, _, _ = select.select([connection.fileno()], [], [], 0)
+    if not readable:
+        return
+    await AsyncConnectionPool.check_connection(connection)
+
+
 def make_pool(
     dsn: str,
     *,
@@ -92,7 +117,7 @@ def make_pool(
         max_size=max_size,
         kwargs=connection_options(dsn),
         configure=configure,
-        check=AsyncConnectionPool.check_connection,
+        check=check_dropped,
         timeout=connect_timeout,
         open=False,
         name=name,
