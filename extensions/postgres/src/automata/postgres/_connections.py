@@ -94,10 +94,20 @@ async def check_dropped(connection: _Connection) -> None:
     query) then turns into an exception (or passes, for a stray notice)."""
     if connection.closed:
         raise psycopg.OperationalError("the connection is closed")
-    readable, _, _ = select.select([connection.fileno()], [], [], 0)
-    if not readable:
+    if not _readable(connection.fileno()):
         return
     await AsyncConnectionPool.check_connection(connection)
+
+
+def _readable(descriptor: int) -> bool:
+    """Whether the socket has something to read (or is at its end), without waiting:
+    `poll` (no limit on descriptor numbers) where there is one, else `select`."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(descriptor, select.POLLIN | select.POLLERR | select.POLLHUP)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([descriptor], [], [], 0)
+    return bool(readable)
 
 
 def make_pool(
