@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
-from automata_pg_testing import PostgresUnavailable, require_postgres, throwaway_postgres
+from automata_pg_testing import Backends, PostgresUnavailable, require_postgres, throwaway_postgres
 
 _schemas = itertools.count(1)
 _session = uuid.uuid4().hex[:8]  # apart from other sessions on a shared server
@@ -34,3 +34,9 @@ def new_schema(pg_server: str) -> Callable[[], str]:
 def schema(new_schema: Callable[[], str]) -> str:
     """A schema name fresh for this test."""
     return new_schema()
+
+
+@pytest.fixture
+def backends(pg_server: str) -> Backends:
+    """The session server's backends, to terminate a store's connections."""
+    return Backends(pg_server)

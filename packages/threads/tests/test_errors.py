@@ -13,6 +13,7 @@ from automata.threads import (
     SchemaError,
     StoreClosedError,
     StoreError,
+    StoreUnavailableError,
     ThreadExistsError,
     ThreadNotFoundError,
     ThreadsError,
@@ -28,6 +29,7 @@ from automata.threads import (
         RequestConflictError("send-1"),
         SchemaError("newer"),
         StoreClosedError("closed"),
+        StoreUnavailableError("gone", committed=None),
         ThreadExistsError("t1"),
         ThreadNotFoundError("t1"),
     ],
@@ -40,6 +42,8 @@ def test_every_error_is_a_threads_error_and_an_automata_error(error: ThreadsErro
 def test_store_failures_share_a_base() -> None:
     assert issubclass(SchemaError, StoreError)
     assert issubclass(StoreClosedError, StoreError)
+    assert issubclass(StoreUnavailableError, StoreError)
+    assert StoreUnavailableError("gone", committed=False).committed is False
 
 
 def test_errors_name_what_went_wrong() -> None:

@@ -10,6 +10,7 @@ from automata_pg_testing import (
     DSN_ENV,
     PostgresUnavailable,
     find_postgres_bin,
+    local_postgres,
     require_postgres,
     throwaway_postgres,
 )
@@ -48,3 +49,28 @@ def test_binaries_are_found_where_the_distribution_puts_them() -> None:
     assert found is not None
     assert (found / "pg_ctl").exists()
     assert isinstance(found, Path)
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+def test_a_local_server_restarted_keeps_what_was_committed(mode: str) -> None:
+    try:
+        with local_postgres(synchronous_commit=True) as server:
+            made = _psql(server.dsn, "create table kept (n int); insert into kept values (7)")
+            assert made.returncode == 0, made.stderr
+            server.restart(mode)
+            answer = _psql(server.dsn, "select n from kept")
+            assert answer.returncode == 0, answer.stderr
+            assert answer.stdout.strip() == "7"
+    except PostgresUnavailable as error:
+        require_postgres(error)
+
+
+def test_a_local_server_stopped_refuses_connections_until_started() -> None:
+    try:
+        with local_postgres() as server:
+            server.stop("fast")
+            assert _psql(server.dsn, "select 1").returncode != 0
+            server.start()
+            assert _psql(server.dsn, "select 1").returncode == 0
+    except PostgresUnavailable as error:
+        require_postgres(error)

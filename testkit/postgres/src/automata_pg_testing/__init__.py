@@ -8,6 +8,10 @@ settings off (fsync, synchronous commit: a test server need not survive power lo
 It is stopped and its directory removed when the context ends. Run as root, the server
 runs as the `postgres` system user (PostgreSQL refuses to run as root).
 
+`local_postgres()` always starts a server of its own and gives a `LocalPostgres`, which
+a test can stop, start and restart (to show what survives a server restart) without
+disturbing the session's shared server.
+
 When no server can be had, `PostgresUnavailable` says why; `require_postgres` turns
 that into a skip outside CI and a failure in CI (`CI` set), where nothing may skip for
 want of a server.
@@ -16,19 +20,25 @@ want of a server.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pwd
 import shutil
 import socket
 import subprocess
 import tempfile
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
     "DSN_ENV",
+    "Backends",
+    "LocalPostgres",
     "PostgresUnavailable",
     "find_postgres_bin",
+    "local_postgres",
     "require_postgres",
     "throwaway_postgres",
 ]
@@ -85,16 +95,58 @@ def _run(command: list[str], user: str | None, log: Path) -> None:
         raise PostgresUnavailable(f"{Path(command[0]).name} failed ({done.returncode}):\n{tail}")
 
 
-@contextlib.contextmanager
-def throwaway_postgres() -> Iterator[str]:
-    """Yield the DSN of a PostgreSQL server that lives as long as the context.
+@dataclasses.dataclass(frozen=True)
+class LocalPostgres:
+    """A PostgreSQL server started here, in its own data directory, which a test may
+    stop, start and restart (`pg_ctl`'s shutdown modes: "smart", "fast", "immediate")."""
 
-    Raises `PostgresUnavailable` when `AUTOMATA_TEST_PG_DSN` is unset and no server can
-    be started (no binaries, or they fail: the server's log is in the message)."""
-    given = os.environ.get(DSN_ENV)
-    if given:
-        yield given
-        return
+    dsn: str
+    data: Path
+    binaries: Path
+    user: str | None
+    options: str
+    log: Path
+
+    def _pg_ctl(self, *arguments: str) -> None:
+        _run(
+            [str(self.binaries / "pg_ctl"), "-D", str(self.data), *arguments],
+            self.user,
+            self.log.with_name("pg_ctl.log"),
+        )
+
+    def start(self) -> None:
+        """Start the server (again); returns once it accepts connections."""
+        self._pg_ctl(
+            "-l",
+            str(self.log),
+            "-o",
+            self.options,
+            "-w",
+            "-t",
+            str(_START_TIMEOUT_SECONDS),
+            "start",
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server with shutdown `mode`; returns once it is down."""
+        self._pg_ctl("-m", mode, "-w", "-t", str(_START_TIMEOUT_SECONDS), "stop")
+
+    def restart(self, mode: str = "fast") -> None:
+        """Stop the server with shutdown `mode` and start it again."""
+        self.stop(mode)
+        self.start()
+
+
+@contextlib.contextmanager
+def local_postgres(*, synchronous_commit: bool = False) -> Iterator[LocalPostgres]:
+    """Start a PostgreSQL server of our own (whatever `AUTOMATA_TEST_PG_DSN` says) for
+    as long as the context lives. fsync is off (the OS keeps what a killed server
+    wrote; only power loss needs fsync); `synchronous_commit` is off unless asked for,
+    and must be on when a test kills the server (`stop("immediate")`) and expects every
+    acknowledged commit to survive.
+
+    Raises `PostgresUnavailable` when no server can be started (no binaries, or they
+    fail: the server's log is in the message)."""
     binaries = find_postgres_bin()
     if binaries is None:
         raise PostgresUnavailable(
@@ -105,6 +157,14 @@ def throwaway_postgres() -> Iterator[str]:
     root = Path(tempfile.mkdtemp(prefix="automata-pg-"))
     data, log = root / "data", root / "server.log"  # the server writes its own log
     port = _free_port()
+    commit = "on" if synchronous_commit else "off"
+    options = (
+        f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off "
+        f"-c synchronous_commit={commit} -c full_page_writes=off -c max_connections=200"
+    )
+    server = LocalPostgres(
+        f"postgresql://automata@127.0.0.1:{port}/postgres", data, binaries, user, options, log
+    )
     try:
         if user is not None:
             shutil.chown(root, user=user)
@@ -124,29 +184,9 @@ def throwaway_postgres() -> Iterator[str]:
             user,
             root / "initdb.log",
         )
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        )
-        _run(
-            [
-                str(binaries / "pg_ctl"),
-                "-D",
-                str(data),
-                "-l",
-                str(log),
-                "-o",
-                options,
-                "-w",
-                "-t",
-                str(_START_TIMEOUT_SECONDS),
-                "start",
-            ],
-            user,
-            root / "pg_ctl.log",
-        )
+        server.start()
         try:
-            yield f"postgresql://automata@127.0.0.1:{port}/postgres"
+            yield server
         finally:
             subprocess.run(
                 [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
@@ -157,6 +197,70 @@ def throwaway_postgres() -> Iterator[str]:
             )
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[str]:
+    """Yield the DSN of a PostgreSQL server that lives as long as the context:
+    `AUTOMATA_TEST_PG_DSN` when set, else a `local_postgres()` one.
+
+    Raises `PostgresUnavailable` when `AUTOMATA_TEST_PG_DSN` is unset and no server can
+    be started (no binaries, or they fail: the server's log is in the message)."""
+    given = os.environ.get(DSN_ENV)
+    if given:
+        yield given
+        return
+    with local_postgres() as server:
+        yield server.dsn
+
+
+class Backends:
+    """A server's backends, seen from an administrator's connection (`dsn`): a store
+    given a `named` DSN has connections a test can find and terminate. Needs
+    psycopg."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+
+    def named(self) -> tuple[str, str]:
+        """The server's DSN with an application name of its own, and that name."""
+        name = f"automata-{uuid.uuid4().hex[:12]}"
+        from psycopg.conninfo import make_conninfo
+
+        return make_conninfo(self.dsn, application_name=name), name
+
+    def terminate(self, application_name: str) -> int:
+        """Terminate every backend of `application_name`, waiting until each is gone,
+        and say how many there were."""
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as admin:
+            rows = admin.execute(
+                "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
+                "WHERE application_name = %s AND pid <> pg_backend_pid()",
+                (application_name,),
+            ).fetchall()
+        assert all(row[0] for row in rows)
+        return len(rows)
+
+    def terminate_when_sleeping(self, application_name: str, within: float = 20.0) -> None:
+        """Wait until a backend of `application_name` sleeps in `pg_sleep`, then
+        terminate every backend of that name."""
+        deadline = time.monotonic() + within
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as admin:
+            while True:
+                found = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE application_name = %s AND wait_event = 'PgSleep'",
+                    (application_name,),
+                ).fetchone()
+                if found is not None and found[0]:
+                    break
+                assert time.monotonic() < deadline, f"no backend of {application_name} slept"
+                time.sleep(0.02)
+        self.terminate(application_name)
 
 
 def require_postgres(reason: PostgresUnavailable) -> None:

@@ -21,6 +21,10 @@ How it works (what `docs/threads-storage.md` promises):
 - **Request keys** live in a table whose primary key is the key; a race between two
   first uses of one key is settled by that constraint (the loser retries and answers as
   a duplicate or a conflict).
+- **Lost connections** (`_connections`): the store's pool checks each connection as it
+  hands it out, and a call whose connection breaks mid-way is run again on a fresh one
+  only when that cannot apply it twice; otherwise it fails closed with
+  `StoreUnavailableError`.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from automata.core import InvalidArgumentError
+from automata.postgres import _connections as connections
 from automata.postgres import _schema as schema_
 from automata.postgres._changes import listen
 from automata.postgres._queries import Queries
@@ -60,7 +65,7 @@ from automata.threads.store import (
     ThreadStore,
 )
 
-__all__ = ["DEFAULT_STALLED_TRANSACTION_TIMEOUT", "PostgresStore"]
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_STALLED_TRANSACTION_TIMEOUT", "PostgresStore"]
 
 _T = TypeVar("_T")
 _Connection = AsyncConnection[TupleRow]
@@ -69,6 +74,9 @@ _UNIQUE_RETRIES = 3
 DEFAULT_STALLED_TRANSACTION_TIMEOUT = 5.0
 """Seconds the server lets a transaction of the store's own pool sit idle before ending
 it (rolling it back and releasing its locks)."""
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds a call of the store's own pool waits for a working connection (the server
+restarting, say) before it fails with `StoreUnavailableError`."""
 
 
 def _row(values: TupleRow) -> ThreadRow:
@@ -93,6 +101,12 @@ class PostgresStore(ThreadStore):
     pool that stalls mid-way (its process paused, its event loop blocked) is ended by
     the server after `stalled_transaction_timeout` seconds, releasing its row locks;
     give a pool of your own the same setting (`idle_in_transaction_session_timeout`).
+    The store's own pool checks each connection as it hands it out, replacing one the
+    server dropped (idle, terminated, or from before a restart) and waiting up to
+    `connect_timeout` seconds for the server; give a pool of your own
+    `check=AsyncConnectionPool.check_connection` for the same. A call whose connection
+    breaks mid-way is run again only when that cannot apply it twice, else it raises
+    `StoreUnavailableError` (see docs/threads-storage.md).
     `schema` is the tenant's namespace: stores on different schemas of one database
     share nothing. Use from one event loop.
 
@@ -106,6 +120,7 @@ class PostgresStore(ThreadStore):
         min_size: int = 1,
         max_size: int = 10,
         stalled_transaction_timeout: float = DEFAULT_STALLED_TRANSACTION_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
         self.schema = schema_.check_schema_name(schema)
         self.channel = schema_.channel_for(schema)
@@ -121,7 +136,10 @@ class PostgresStore(ThreadStore):
             raise ValueError(
                 f"stalled_transaction_timeout must be positive, got {stalled_transaction_timeout}"
             )
+        if connect_timeout <= 0:
+            raise ValueError(f"connect_timeout must be positive, got {connect_timeout}")
         self.min_size, self.max_size = min_size, max_size
+        self.connect_timeout = connect_timeout
         self.stalled_transaction_timeout = stalled_transaction_timeout
         self._pool: _Pool | None = None
         self._open = False
@@ -147,23 +165,26 @@ class PostgresStore(ThreadStore):
         return self._pool
 
     async def _run(
-        self, work: Callable[[_Connection], Awaitable[_T]], *, transaction: bool = True
+        self,
+        work: Callable[[_Connection], Awaitable[_T]],
+        *,
+        transaction: bool = True,
+        safety: connections.Safety = "once",
     ) -> _T:
         """Run `work` on a pooled connection, shielded from the caller's cancellation;
-        database errors become `StoreError`. With `transaction`, `work` runs in one
-        transaction; without it (a single statement, or reads that need no snapshot
-        across statements) each statement commits by itself, saving the round trips of
-        BEGIN and COMMIT."""
+        database errors become `StoreError`, a lost connection `StoreUnavailableError`.
+        With `transaction`, `work` runs in one transaction; without it (a single
+        statement, or reads that need no snapshot across statements) each statement
+        commits by itself, saving the round trips of BEGIN and COMMIT. `safety` says
+        whether `work` may run again after its connection broke mid-way ("again":
+        reads, idempotent writes, writes with a request key) or only when it is known
+        not to have committed ("once")."""
         pool = self._live_pool()
 
         async def attempt() -> _T:
             for tries in range(_UNIQUE_RETRIES):
                 try:
-                    async with pool.connection() as connection:
-                        if transaction or not connection.autocommit:
-                            async with connection.transaction():
-                                return await work(connection)
-                        return await work(connection)
+                    return await connections.run(pool, work, transaction=transaction, safety=safety)
                 except psycopg.errors.UniqueViolation:
                     if tries == _UNIQUE_RETRIES - 1:
                         raise
@@ -199,13 +220,12 @@ class PostgresStore(ThreadStore):
         pool = self._given_pool
         if pool is None:
             assert self._dsn is not None
-            pool = AsyncConnectionPool(
+            pool = connections.make_pool(
                 self._dsn,
                 min_size=self.min_size,
                 max_size=self.max_size,
-                kwargs={"autocommit": True},
+                connect_timeout=self.connect_timeout,
                 configure=self._configure,
-                open=False,
                 name=f"automata-threads-{self.schema}",
             )
         try:
@@ -253,7 +273,7 @@ class PostgresStore(ThreadStore):
             assert found is not None
             return float(found[0])
 
-        return await self._run(now, transaction=False)
+        return await self._run(now, transaction=False, safety="again")
 
     def changes(self) -> AsyncGenerator[str, None]:
         """Thread ids as commits to them happen in any host on this schema, from a
@@ -272,7 +292,7 @@ class PostgresStore(ThreadStore):
         store's database uses (the feed's listening connection): the DSN, or the given
         pool's (resolving them when the pool computes them)."""
         if self._dsn is not None:
-            return self._dsn, {}
+            return self._dsn, connections.connection_options(self._dsn)
         assert self._given_pool is not None
         conninfo: Any = self._given_pool.conninfo
         kwargs: Any = self._given_pool.kwargs
@@ -368,7 +388,7 @@ class PostgresStore(ThreadStore):
             await self._remember(connection, request, at)
             return commit
 
-        return await self._run(create)
+        return await self._run(create, safety="once" if request is None else "again")
 
     async def append(
         self,
@@ -416,7 +436,7 @@ class PostgresStore(ThreadStore):
             return Commit(last_seq + 1, last_seq + len(records)) if records else Commit(0, 0)
 
         if request is None:  # one statement: its own transaction (two when durable)
-            return await self._run(write, transaction=durable)
+            return await self._run(write, transaction=durable, safety="once")
 
         async def keyed(connection: _Connection) -> Commit:
             cursor = await connection.execute(q.lock_thread, (thread_id,))
@@ -430,7 +450,7 @@ class PostgresStore(ThreadStore):
             await self._remember(connection, request, found[3])
             return commit
 
-        return await self._run(keyed)
+        return await self._run(keyed, safety="again")
 
     async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
         q = self._q
@@ -454,7 +474,7 @@ class PostgresStore(ThreadStore):
             await self._remember(connection, request, found[3])
             return Commit(0, 0)
 
-        return await self._run(delete)
+        return await self._run(delete, safety="once" if request is None else "again")
 
     # -- leases ---------------------------------------------------------------------
 
@@ -473,7 +493,7 @@ class PostgresStore(ThreadStore):
                 raise ThreadNotFoundError(thread_id)
             return None
 
-        return await self._run(claim, transaction=False)
+        return await self._run(claim, transaction=False, safety="again")
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         q = self._q
@@ -487,7 +507,7 @@ class PostgresStore(ThreadStore):
                 raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
             return Lease(lease.thread_id, lease.owner, lease.generation, float(found[0]))
 
-        return await self._run(renew, transaction=False)
+        return await self._run(renew, transaction=False, safety="again")
 
     async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
         q = self._q
@@ -504,7 +524,7 @@ class PostgresStore(ThreadStore):
             await connection.execute(q.release, (lease.thread_id,))
             return True
 
-        return await self._run(release)
+        return await self._run(release, safety="again")
 
     # -- reads ----------------------------------------------------------------------
 
@@ -521,7 +541,7 @@ class PostgresStore(ThreadStore):
                     raise ThreadNotFoundError(thread_id)
             return [Record(thread_id, int(s), k, d, float(a)) for s, k, d, a in rows]
 
-        return await self._run(read, transaction=False)
+        return await self._run(read, transaction=False, safety="again")
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         q = self._q
@@ -531,7 +551,7 @@ class PostgresStore(ThreadStore):
             found = await cursor.fetchone()
             return None if found is None else _row(found)
 
-        return await self._run(thread, transaction=False)
+        return await self._run(thread, transaction=False, safety="again")
 
     async def list_threads(
         self,
@@ -551,7 +571,7 @@ class PostgresStore(ThreadStore):
                 cursor = await connection.execute(q.children, (parent_id, last, limit))
             return [_row(values) for values in await cursor.fetchall()]
 
-        return await self._run(list_threads, transaction=False)
+        return await self._run(list_threads, transaction=False, safety="again")
 
     async def claimable(self, *, limit: int = 100) -> list[str]:
         _check_limit(limit, self.max_page)
@@ -561,4 +581,4 @@ class PostgresStore(ThreadStore):
             cursor = await connection.execute(q.claimable, (limit,))
             return [row[0] for row in await cursor.fetchall()]
 
-        return await self._run(claimable, transaction=False)
+        return await self._run(claimable, transaction=False, safety="again")

@@ -18,6 +18,7 @@ __all__ = [
     "SchemaError",
     "StoreClosedError",
     "StoreError",
+    "StoreUnavailableError",
     "ThreadExistsError",
     "ThreadNotFoundError",
     "ThreadStateError",
@@ -30,7 +31,23 @@ class ThreadsError(AutomataError):
 
 
 class StoreError(ThreadsError):
-    """The store could not do what was asked; nothing of the failed call was committed."""
+    """The store could not do what was asked; nothing of the failed call was committed
+    (except with a `StoreUnavailableError` whose `committed` is None: unknown)."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store's server could not be reached, or the connection was lost during the
+    call, and the store could not safely run it again.
+
+    `committed` is False when the call is known not to have committed (nothing was
+    written; it may be tried again) and None when the connection was lost while its
+    commit was under way, so its outcome is unknown: the journal tells (a durable
+    runner stops without writing and the host's recovery resumes the turn from what
+    the journal holds; a write with a request key may simply be sent again)."""
+
+    def __init__(self, message: str, *, committed: bool | None) -> None:
+        super().__init__(message)
+        self.committed = committed
 
 
 class StoreClosedError(StoreError):

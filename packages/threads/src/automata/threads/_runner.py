@@ -4,6 +4,11 @@ time, committing each step to the journal before the next one runs.
 The runner claims the lease, renews it every third of its time to live in a task of
 its own, and writes every record fenced by it. A write refused for a lost lease stops
 the runner (`LeaseLostError`, logged); nothing it did after that reaches the journal.
+A write that fails because the store is unreachable (`StoreUnavailableError`: not
+committed, or its outcome unknown) stops the runner too, without writing anything more
+(the turn is not failed for it): the host's recovery resumes the turn from what the
+journal holds once the store answers again. A failed renewal is tried again at the
+next third of the ttl (a lease that expires meanwhile fences the runner's later writes).
 When no turn is left it releases the lease only if the journal still ends where it
 last looked (`if_last_seq`), so an input that arrived meanwhile is never stranded.
 
@@ -60,7 +65,12 @@ from automata.threads._agents import (
     turn_invocation_id,
 )
 from automata.threads._draft import LiveDrafts
-from automata.threads._errors import LeaseLostError, ThreadNotFoundError
+from automata.threads._errors import (
+    LeaseLostError,
+    StoreError,
+    StoreUnavailableError,
+    ThreadNotFoundError,
+)
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import RecordedDecisions, asks_for
 from automata.threads._records import compaction_record, encode, message_data
@@ -151,6 +161,8 @@ class ThreadRunner:
             log.warning("%s", lost)
         except ThreadNotFoundError:
             pass  # deleted while it ran
+        except StoreUnavailableError as unavailable:  # recovery resumes from the journal
+            log.warning("the runner of %s stopped: %s", self.thread_id, unavailable)
         finally:
             renewer.cancel()
             if not released and self.lost is None:
@@ -169,6 +181,8 @@ class ThreadRunner:
                 self.lost = lost
                 main.cancel()
                 return
+            except StoreError as error:  # tried again next time; expiry fences the rest
+                log.warning("renewing the lease on %s failed: %s", self.thread_id, error)
 
     async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> None:
         """Commit `records` fenced by the lease; a commit holding `dispatched` records
@@ -445,7 +459,7 @@ class ThreadRunner:
                         draft = self.drafts.begin(
                             self.thread_id, turn_id, f"{turn_id}.{replies + 1}"
                         )
-        except (asyncio.CancelledError, LeaseLostError):
+        except (asyncio.CancelledError, LeaseLostError, StoreUnavailableError):
             raise
         except Exception as error:
             # every error a run raises carries the run so far (core rule L9); what it
