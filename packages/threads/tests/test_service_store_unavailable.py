@@ -45,6 +45,7 @@ class UnreachableOnce(MemoryStore):
         active: bool | None = None,
         summary: str | None = None,
         revoke_lease: bool = False,
+        durable: bool = False,
     ) -> Commit:
         failing = not self.failed and fence is not None and any(r.kind == "step" for r in records)
         if failing:
@@ -59,6 +60,7 @@ class UnreachableOnce(MemoryStore):
             active=active,
             summary=summary,
             revoke_lease=revoke_lease,
+            durable=durable,
         )
         if failing:  # it committed, but the caller is not told
             raise StoreUnavailableError("the server went away", committed=None)
