@@ -21,10 +21,11 @@ import argparse
 import asyncio
 import time
 
+from automata_wire_testing import Reply, WireServer, sse_data
+
 from automata.core import Message, ModelRequest, TextBlock
 from automata.core.providers import ModelResponse
 from automata.openai import OpenAIProvider
-from automata_wire_testing import Reply, WireServer, sse_data
 
 
 def _reply(megabytes: int) -> Reply:

@@ -213,7 +213,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             options=options,
         )
         if stream:
-            return SSEStream(response, stream_decoder(self.client, response))
+            return SSEStream(response, stream_decoder(self.client, response), provider=PROVIDER)
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:

@@ -99,7 +99,12 @@ from automata.core._blocks import (
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
-from automata.core._errors import MissingAPIKeyError, ProviderError, ProviderTimeoutError
+from automata.core._errors import (
+    MissingAPIKeyError,
+    ProviderError,
+    ProviderTimeoutError,
+    ReplyTooLargeError,
+)
 from automata.core._options import CallOptions
 from automata.core._provider import (
     ModelRequest,
@@ -132,12 +137,13 @@ from automata.core._sdk_protocols import (
     SDKStream,
     StreamAssembler,
 )
-from automata.core._sse import SKIP, RawStreamResponse, SSEStream
+from automata.core._sse import DEFAULT_MAX_EVENT_BYTES, SKIP, RawStreamResponse, SSEStream
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_RETRY_STATUSES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
     "RAW_POST_PARAMETERS",
@@ -164,6 +170,7 @@ __all__ = [
     "RawBlock",
     "RawResponse",
     "RawStreamResponse",
+    "ReplyTooLargeError",
     "RetryPolicy",
     "SDKClient",
     "SDKOptions",
