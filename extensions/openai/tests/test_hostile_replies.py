@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from automata_wire_testing import Reply, Responder, WireServer, ask, final_response, sse_data
 
-from automata.core import Message, ProviderError, dump_messages
+from automata.core import Message, ProviderError, TextBlock, dump_messages
 from automata.core.providers import RetryPolicy
 
 from . import replies
@@ -58,7 +58,9 @@ async def test_a_vendor_field_a_transcript_can_hold_is_kept(
 ) -> None:
     server.always(with_vendor_field(nested(20)))
     reply = await final_response(make_provider(), ask(Message.user("Hi")), streamed=streamed)
-    assert reply.message.content[0].extra == {"openai": {"message": {"extra_content": nested(20)}}}
+    first = reply.message.content[0]
+    assert isinstance(first, TextBlock)
+    assert first.extra == {"openai": {"message": {"extra_content": nested(20)}}}
     dump_messages([reply.message])
 
 
