@@ -26,7 +26,7 @@ from automata.core.providers import (
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
-    DEFAULT_CALL_TIMEOUT DEFAULT_MAX_EVENT_BYTES DEFAULT_RETRY_STATUSES
+    DEFAULT_CALL_TIMEOUT DEFAULT_MAX_EVENT_BYTES DEFAULT_MAX_REPLY_BYTES DEFAULT_RETRY_STATUSES
     DEFAULT_STREAM_IDLE_TIMEOUT
     RAW_POST_PARAMETERS SKIP TAIL_GRACE
     Block CallOptions Citation Delta DocumentBlock Embedder Embeddings ImageBlock Message
@@ -37,7 +37,7 @@ PUBLIC_NAMES = """
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage capability encode_body parse_retry_after post_raw raw_post_problem read_reply
+    Usage cap_reply_size capability encode_body parse_retry_after post_raw raw_post_problem read_reply
     reply_data retry
 """
 
