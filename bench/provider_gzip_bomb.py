@@ -12,7 +12,8 @@ its own baseline, how long the call took, the longest stall of its event loop (a
 ticker every 5 ms) and how the call ended. Benchmarks measure; they never assert.
 
 To compare with another version, put its sources first on the path:
-`PYTHONPATH=/old/packages/core/src:/old/extensions/openai/src uv run python bench/provider_gzip_bomb.py`.
+`PYTHONPATH=/old/packages/core/src:/old/extensions/openai/src \\
+uv run python bench/provider_gzip_bomb.py`.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ PUBLIC_NAMES = """
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage cap_reply_size capability encode_body parse_retry_after post_raw raw_post_problem read_reply
-    reply_data retry
+    Usage cap_reply_size capability encode_body parse_retry_after post_raw raw_post_problem
+    read_reply reply_data retry
 """
 
 
