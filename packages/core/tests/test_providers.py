@@ -26,17 +26,19 @@ from automata.core.providers import (
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
-    DEFAULT_CALL_TIMEOUT DEFAULT_RETRY_STATUSES DEFAULT_STREAM_IDLE_TIMEOUT
+    DEFAULT_CALL_TIMEOUT DEFAULT_MAX_EVENT_BYTES DEFAULT_MAX_REPLY_BYTES DEFAULT_RETRY_STATUSES
+    DEFAULT_STREAM_IDLE_TIMEOUT
     RAW_POST_PARAMETERS SKIP TAIL_GRACE
     Block CallOptions Citation Delta DocumentBlock Embedder Embeddings ImageBlock Message
     MissingAPIKeyError ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema
     ProviderError ProviderStreamItem ProviderTimeoutError RawBlock RawResponse
-    RawStreamResponse RetryPolicy SDKClient SDKOptions SDKPage SDKProvider SDKStream
+    RawStreamResponse ReplyTooLargeError RetryPolicy SDKClient SDKOptions SDKPage SDKProvider
+    SDKStream
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage capability encode_body parse_retry_after post_raw raw_post_problem read_reply
-    reply_data retry
+    Usage cap_reply_size capability encode_body parse_retry_after post_raw raw_post_problem
+    read_reply reply_data retry
 """
 
 

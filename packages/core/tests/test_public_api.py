@@ -77,6 +77,7 @@ CORE = [
     "ProviderTimeoutError",
     "RateLimiter",
     "RawBlock",
+    "ReplyTooLargeError",
     "RetryPolicy",
     "RetryableError",
     "RetryingTool",

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from automata.core.providers import SKIP, SSEStream
+from automata.core.providers import SKIP, ReplyTooLargeError, SSEStream
 
 
 class Body:
@@ -64,26 +64,57 @@ async def test_one_space_after_the_colon_is_dropped_and_further_ones_kept() -> N
     assert await events([b"data:  two spaces\n\n"]) == [(None, " two spaces")]
 
 
-async def test_an_event_with_neither_name_nor_data_is_not_an_event() -> None:
-    assert await events([b"id: 3\n\n: ping\n\n\n\n"]) == []
+async def test_blank_lines_and_comments_alone_are_not_events() -> None:
+    assert await events([b": ping\n\n\n\n: keepalive\n\n"]) == []
 
 
-async def test_an_event_the_body_ends_inside_is_dropped() -> None:
-    assert await events([b"data: whole\n\ndata: cut off\n"]) == [(None, "whole")]
+async def test_a_retry_or_an_id_makes_an_event_of_empty_data_as_in_the_sdks() -> None:
+    # The SDKs' decoders dispatch these (the vendor's stream then skips or refuses
+    # them); the last event id is kept, so every later blank line dispatches too.
+    assert await events([b"retry: 10\n\nretry: x\n\n"]) == [(None, "")]
+    assert await events([b"id: 3\n\n: ping\n\n"]) == [(None, ""), (None, "")]
 
 
-async def test_what_decode_skips_is_not_handed_on_and_what_it_raises_propagates() -> None:
-    def decode(event: str | None, data: str) -> object:
-        if data == "skip":
-            return SKIP
-        if data == "bad":
-            raise ValueError("bad event")
-        return data
+async def test_an_empty_event_name_is_no_name() -> None:
+    assert await events([b"event:\ndata: x\n\nevent: \ndata: y\n\n"]) == [
+        (None, "x"),
+        (None, "y"),
+    ]
 
-    stream = SSEStream(Body([b"data: skip\n\ndata: kept\n\ndata: bad\n\n"]), decode)
-    assert await stream.__anext__() == "kept"
-    with pytest.raises(ValueError, match="bad event"):
+
+async def test_invalid_utf8_anywhere_raises_after_the_events_before_it() -> None:
+    for line in (b": \xff comment", b"id: \xff", b"unknown: \xff", b"event: \xff"):
+        stream = SSEStream(Body([b"data: first\n\n" + line + b"\ndata: x\n\n"]), pair)
+        assert await stream.__anext__() == (None, "first")
+        with pytest.raises(UnicodeDecodeError):
+            await stream.__anext__()
+
+
+async def test_invalid_utf8_in_a_last_line_without_a_line_end_raises_at_the_end() -> None:
+    with pytest.raises(UnicodeDecodeError):
+        await events([b"data: whole\n\n: \xff"])
+
+
+async def test_an_event_past_max_event_bytes_is_refused_before_it_is_read_whole() -> None:
+    one_line = [b"data: " + b"x" * 100] * 1000  # one 100 kB line, never ended
+    stream = SSEStream(Body([b"data: small\n\n", *one_line]), pair, max_event_bytes=1000)
+    assert await stream.__anext__() == (None, "small")
+    with pytest.raises(ReplyTooLargeError) as caught:
         await stream.__anext__()
+    assert caught.value.limit == 1000
+    assert not caught.value.retryable
+    many_lines = b"data: " + b"y" * 94 + b"\n"  # 101 bytes a line
+    body = Body([b"event: big\n", many_lines * 9, b"\n", many_lines * 10, b"\n"])
+    stream = SSEStream(body, pair, max_event_bytes=1000, provider="acme")
+    assert (await stream.__anext__())[0] == "big"  # 9 lines: within the limit
+    with pytest.raises(ReplyTooLargeError, match=r"^acme: a server-sent event is larger"):
+        await stream.__anext__()
+
+
+async def test_an_event_of_multibyte_text_is_measured_in_bytes() -> None:
+    body = Body([("data: " + "ø" * 400 + "\n\n").encode()])  # 806 bytes, 406 characters
+    with pytest.raises(ReplyTooLargeError):
+        await SSEStream(body, pair, max_event_bytes=500).__anext__()
 
 
 async def test_utf8_split_across_chunks_is_decoded_and_invalid_utf8_raises() -> None:

@@ -13,6 +13,7 @@ from automata_wire_testing._calls import (
     final_response,
     sent_body,
     stream_items,
+    stream_outcome,
     tool_message,
 )
 from automata_wire_testing._json_server import JSONRequest, JSONServer
@@ -55,6 +56,7 @@ __all__ = [
     "sse_data",
     "sse_event",
     "stream_items",
+    "stream_outcome",
     "tool_message",
     "unreachable_url",
 ]

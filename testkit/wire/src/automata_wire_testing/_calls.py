@@ -15,7 +15,7 @@ from automata.core.providers import (
 from automata.core.providers import SDKProvider as _SDKProvider
 from automata_wire_testing._server import Responder, WireServer
 
-__all__ = ["ask", "final_response", "sent_body", "stream_items", "tool_message"]
+__all__ = ["ask", "final_response", "sent_body", "stream_items", "stream_outcome", "tool_message"]
 
 _Provider = _SDKProvider[Any]
 
@@ -23,6 +23,20 @@ _Provider = _SDKProvider[Any]
 async def stream_items(provider: _Provider, request: ModelRequest) -> list[ProviderStreamItem]:
     """Everything `provider.stream(request)` yields, in order."""
     return [item async for item in provider.stream(request)]
+
+
+async def stream_outcome(provider: _Provider, request: ModelRequest) -> tuple[object, ...]:
+    """What `provider.stream(request)` comes to, comparable across providers: the
+    items it yields then `"done"`, or the items before its error then the error's type,
+    message and retryability (`("error", type, message, retryable)`)."""
+    items: list[object] = []
+    try:
+        async for item in provider.stream(request):
+            items.append(item)
+    except Exception as error:  # the outcome under comparison
+        retryable = getattr(error, "retryable", None)
+        return (*items, ("error", type(error).__name__, str(error), retryable))
+    return (*items, "done")
 
 
 async def final_response(

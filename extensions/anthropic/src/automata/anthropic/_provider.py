@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, Unpack
 
 import httpx2
 
-from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
+from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic, DefaultAsyncHttpxClient
 from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
@@ -98,6 +98,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
 
     provider_name = PROVIDER
     client_class = AsyncAnthropic
+    http_client_class = DefaultAsyncHttpxClient
     api_key_env = "ANTHROPIC_API_KEY"
     stream_end = "message_stop"
     supports_native_output = True
@@ -213,7 +214,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             options=options,
         )
         if stream:
-            return SSEStream(response, stream_decoder(self.client, response))
+            return SSEStream(response, stream_decoder(self.client, response), provider=PROVIDER)
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:

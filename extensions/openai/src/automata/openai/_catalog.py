@@ -26,7 +26,7 @@ from automata.core.providers import (
     SDKProvider,
     Usage,
 )
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -132,6 +132,10 @@ class OpenAIServices(SDKProvider[AsyncOpenAI]):
     `embedding_model` is used unless a call names a model; `embed_batch_size` texts
     go in one request (from 1 to `MAX_EMBEDDING_INPUTS`, else `ValueError`).
     """
+
+    http_client_class = DefaultAsyncHttpxClient
+    """The client it builds reads replies through the SDK's default HTTP client with
+    their decoded size capped (`max_reply_bytes`; see `automata.core.providers`)."""
 
     def __init__(
         self,

@@ -144,8 +144,9 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
 
 def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any]:
     """The `SSEStream` decoder for a Chat Completions stream, as the SDK's stream reads
-    it: each event's data is a chunk's JSON; `[DONE]` ends the stream (what follows is
-    skipped); a chunk carrying `error` raises the SDK's `APIError` for it."""
+    it: each event's data is a chunk's JSON (an event named `thread.*` is wrapped as
+    the SDK wraps it, in an object without choices); `[DONE]` ends the stream (what
+    follows is skipped); a chunk carrying `error` raises the SDK's `APIError` for it."""
     done = False
 
     def decode(event: str | None, data: str) -> Any:
@@ -156,6 +157,10 @@ def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any
             done = True
             return SKIP
         chunk = json.loads(data)
+        if event is not None and event.startswith("thread."):
+            # The SDK reads an Assistants event as `{"data": ..., "event": ...}`: a
+            # chunk without choices, so carrying nothing (no text can come in this way).
+            return {"data": chunk, "event": event}
         if type(chunk) is dict and chunk.get("error"):
             error = chunk["error"]
             message = error.get("message") if isinstance(error, dict) else None

@@ -157,7 +157,7 @@ class OpenAIProvider(OpenAIServices):
             options=_OPTIONS,
         )
         if stream:
-            return SSEStream(response, stream_decoder(response))
+            return SSEStream(response, stream_decoder(response), provider=PROVIDER)
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:

@@ -321,7 +321,9 @@ class _Reply:
             kept_here: dict[str, Any] = dict(mine) if isinstance(mine, dict) else {}
             kept_here["message"] = self.message_fields
             extra[PROVIDER] = kept_here
-            blocks[0] = first.model_copy(update={"extra": extra})
+            # Validated as every block is (not `model_copy`): a vendor value JSON
+            # cannot hold, or nested past what a transcript reads back, is refused here.
+            blocks[0] = type(first).model_validate({**dict(first), "extra": extra})
         return (*blocks, *raw) if raw else tuple(blocks)
 
     def response(self, finish: str, usage: Any, model: str) -> ModelResponse:

@@ -29,6 +29,7 @@ __all__ = [
     "OutputRetriesExceededError",
     "ProviderError",
     "ProviderTimeoutError",
+    "ReplyTooLargeError",
     "RetryableError",
     "RunError",
     "ToolBatchAbortedError",
@@ -130,6 +131,17 @@ class ProviderError(AutomataError):
 class MissingAPIKeyError(ProviderError):
     """A provider was built without a client and found no API key. The message names
     the environment variable to set and the `api_key=` argument."""
+
+
+class ReplyTooLargeError(ProviderError):
+    """A provider's reply went past a size limit: its decoded body past
+    `max_reply_bytes`, or one server-sent event of its stream past `max_event_bytes`.
+    Reading stopped there (what was already handed on stays handed on); never
+    retryable. `limit` is the limit it went past, in bytes."""
+
+    def __init__(self, message: str, *, provider: str = "", limit: int) -> None:
+        super().__init__(message, provider=provider)
+        self.limit = limit
 
 
 class ProviderTimeoutError(ProviderError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import random as _random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -124,27 +125,35 @@ def retry_after_hint(error: BaseException) -> float | None:
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     """Seconds a server asks to wait, from `retry-after-ms` or `retry-after` (seconds or
-    an HTTP date); None when it gives no usable hint. Never negative."""
+    an HTTP date); None when it gives no usable hint (a NaN or an infinity is none).
+    Never negative."""
     if not headers:
         return None
     millis = headers.get("retry-after-ms")
     if millis:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
+        seconds = _seconds(millis)
+        if seconds is not None:
+            return max(seconds / 1000, 0.0)
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _seconds(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - time.time(), 0.0)
+
+
+def _seconds(value: str) -> float | None:
+    """`value` as a finite number, or None."""
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 async def retry(

@@ -49,6 +49,7 @@ class SDKOptions(TypedDict, total=False):
     call_timeout: float | None
     stream_idle_timeout: float | None
     sleep: Callable[[float], Awaitable[object]]
+    max_reply_bytes: int | None
 
 
 class SDKClient(Protocol):

@@ -20,7 +20,11 @@ and every type a provider reads or returns.
   handed on is never retryable, whatever its status (the agent loop reports it as
   `IncompleteResponseError`). A failure after the reply is whole (its end marker
   seen) only loses the tail of the body and is ignored. A body that ends before its
-  end marker is an error: retryable before the first delta, final after it.
+  end marker is an error: retryable before the first delta, final after it. A reply
+  whose body decodes past `max_reply_bytes` (default `DEFAULT_MAX_REPLY_BYTES`; None:
+  no cap) raises `ReplyTooLargeError`, on both paths, for the clients the provider
+  builds (`http_client_class`, through `cap_reply_size`); a passed-in client keeps its
+  own HTTP client (build that with `cap_reply_size` to cap it too).
   Cancellation always propagates as `asyncio.CancelledError` and closes the response.
 - **Deadlines.** Each attempt of a call ends within `call_timeout` seconds (default
   `DEFAULT_CALL_TIMEOUT`), keepalives or not, and a stream that sends no event for
@@ -99,7 +103,12 @@ from automata.core._blocks import (
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
-from automata.core._errors import MissingAPIKeyError, ProviderError, ProviderTimeoutError
+from automata.core._errors import (
+    MissingAPIKeyError,
+    ProviderError,
+    ProviderTimeoutError,
+    ReplyTooLargeError,
+)
 from automata.core._options import CallOptions
 from automata.core._provider import (
     ModelRequest,
@@ -120,6 +129,7 @@ from automata.core._raw import (
     read_reply,
     reply_data,
 )
+from automata.core._reply_cap import DEFAULT_MAX_REPLY_BYTES, cap_reply_size, reply_too_large
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
 from automata.core._sdk_protocols import (
     DEFAULT_CALL_TIMEOUT,
@@ -132,12 +142,14 @@ from automata.core._sdk_protocols import (
     SDKStream,
     StreamAssembler,
 )
-from automata.core._sse import SKIP, RawStreamResponse, SSEStream
+from automata.core._sse import DEFAULT_MAX_EVENT_BYTES, SKIP, RawStreamResponse, SSEStream
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_RETRY_STATUSES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
     "RAW_POST_PARAMETERS",
@@ -164,6 +176,7 @@ __all__ = [
     "RawBlock",
     "RawResponse",
     "RawStreamResponse",
+    "ReplyTooLargeError",
     "RetryPolicy",
     "SDKClient",
     "SDKOptions",
@@ -182,6 +195,7 @@ __all__ = [
     "ToolSpec",
     "ToolUseBlock",
     "Usage",
+    "cap_reply_size",
     "capability",
     "encode_body",
     "parse_retry_after",
@@ -240,6 +254,9 @@ class SDKProvider(ABC, Generic[ClientT]):
     """Every SDK provider streams (`stream()` as well as `complete()`)."""
     supports_native_output: ClassVar[bool] = False
     """Whether `ModelRequest.output_schema` maps onto a native JSON-schema mode."""
+    http_client_class: ClassVar[type[Any] | None] = None
+    """The SDK's default `httpx2.AsyncClient` (`DefaultAsyncHttpxClient`): when set,
+    `new_client` gives the client one with `cap_reply_size(max_reply_bytes)`."""
 
     def __init__(
         self,
@@ -254,7 +271,11 @@ class SDKProvider(ABC, Generic[ClientT]):
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         stream_idle_timeout: float | None = DEFAULT_STREAM_IDLE_TIMEOUT,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        max_reply_bytes: int | None = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
+        if max_reply_bytes is not None and max_reply_bytes < 1:
+            raise ValueError(f"max_reply_bytes must be positive or None, got {max_reply_bytes}")
+        self.max_reply_bytes = max_reply_bytes
         for name, limit in (
             ("call_timeout", call_timeout),
             ("stream_idle_timeout", stream_idle_timeout),
@@ -320,10 +341,17 @@ class SDKProvider(ABC, Generic[ClientT]):
         self, *, api_key: str | None, base_url: str | None, timeout: float | None
     ) -> ClientT:
         """A new SDK client: `client_class(api_key=..., base_url=..., **sdk_options)`
-        (the SDK's own retries off). The provider owns it and closes it in `aclose()`."""
-        client: ClientT = self.client_class(
-            api_key=api_key, base_url=base_url, **self.sdk_options(timeout)
-        )
+        (the SDK's own retries off), with an `http_client_class()` whose replies are
+        capped at `max_reply_bytes` when the class is set. The provider owns it and
+        closes it in `aclose()`."""
+        options = self.sdk_options(timeout)
+        if self.http_client_class is not None and self.max_reply_bytes is not None:
+            options["http_client"] = cap_reply_size(
+                self.http_client_class(),
+                max_bytes=self.max_reply_bytes,
+                provider=self.provider_name,
+            )
+        client: ClientT = self.client_class(api_key=api_key, base_url=base_url, **options)
         return client
 
     def adopt_client(self, client: ClientT, *, timeout: float | None) -> ClientT:
@@ -407,8 +435,11 @@ class SDKProvider(ABC, Generic[ClientT]):
         """The `ProviderError` to raise for `error` (see the module docstring).
         `after_content` marks a failure after part of the reply was handed on: never
         retryable then."""
+        too_large = reply_too_large(error)
         if isinstance(error, ProviderError):
             mapped = error
+        elif too_large is not None:  # raised by the HTTP client, wrapped by the SDK
+            mapped = too_large
         elif isinstance(error, Expired):
             mapped = self._timed_out(str(error))
         else:
