@@ -48,7 +48,14 @@ from automata.core.providers import (
     Usage,
 )
 
-__all__ = ["StreamAccumulator", "block_from", "citation_from", "response_from", "usage_from"]
+__all__ = [
+    "StreamAccumulator",
+    "block_from",
+    "citation_from",
+    "not_a_message",
+    "response_from",
+    "usage_from",
+]
 
 _SHOWN: Final = 80
 """How many characters of unreadable tool arguments an `input_error` quotes."""
@@ -247,8 +254,22 @@ def block_from(block: Any) -> Block:
     return _modelled(_data(block))
 
 
+def not_a_message(body: object, content_type: str | None = None) -> ProviderError:
+    """The error for a whole reply that is not a Messages API message (a proxy's
+    `text/plain` page, a JSON list, ...): what came, quoted, and its content type when
+    known. Not retryable."""
+    kind = f" ({content_type})" if content_type else ""
+    return ProviderError(
+        f"{PROVIDER}: the reply is not a message{kind}: {body!r:.80}", provider=PROVIDER
+    )
+
+
 def response_from(message: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call."""
+    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call; a
+    reply the SDK could not read as one (it hands on a body that is not a JSON object
+    as it is) is `not_a_message`."""
+    if isinstance(message, str | list | int | float | bool) or message is None:
+        raise not_a_message(message)
     raw_stop = message.stop_reason or ""
     return ModelResponse(
         message=Message(role="assistant", content=tuple(block_from(b) for b in message.content)),
