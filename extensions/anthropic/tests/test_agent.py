@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from automata_wire_testing import WireServer
 from pydantic import BaseModel
 
@@ -81,3 +82,44 @@ async def test_native_structured_output_goes_through_output_config(
     output_config: dict[str, Any] = server.received[0].body["output_config"]
     assert output_config["format"]["type"] == "json_schema"
     assert set(output_config["format"]["schema"]["properties"]) == {"name", "country"}
+
+
+# A `pause_turn` reply of the shape the API documents for server tools: the server
+# tool call and its result so far, the turn to be sent back to continue.
+SEARCH_CALL = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_1",
+    "name": "web_search",
+    "input": {"query": "weather Oslo"},
+}
+SEARCH_RESULT = {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_1",
+    "content": [{"type": "web_search_result", "url": "https://yr.no", "title": "Oslo"}],
+}
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_a_paused_turn_is_sent_back_as_it_is_and_the_run_goes_on(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    paused: list[dict[str, Any]] = [
+        {"type": "text", "text": "Let me search."},
+        SEARCH_CALL,
+        SEARCH_RESULT,
+    ]
+    server.enqueue(
+        replies.reply(replies.message(paused, stop_reason="pause_turn", usage=USAGE)),
+        replies.reply(replies.message([{"type": "text", "text": "It snows."}], usage=USAGE)),
+    )
+    agent = Agent(make_provider())
+    if streamed:
+        async with agent.stream("Weather in Oslo?") as run:
+            async for _ in run:
+                pass
+        result = run.result
+    else:
+        result = await agent.run("Weather in Oslo?")
+    first, second = (received.body["messages"] for received in server.received)
+    assert second == [*first, {"role": "assistant", "content": paused}]
+    assert (result.output, result.steps, len(result.messages)) == ("It snows.", 2, 3)

@@ -39,9 +39,9 @@ STOP_REASONS: Final[Mapping[str, StopReason]] = {
     "max_tokens": StopReason.MAX_TOKENS,
     "model_context_window_exceeded": StopReason.MAX_TOKENS,
     "refusal": StopReason.CONTENT_FILTER,
-    # A server tool loop hit its iteration limit; the turn must be sent back to
-    # continue, which the agent loop does not do, so the reply is not whole.
-    "pause_turn": StopReason.INCOMPLETE,
+    # A server tool loop hit its iteration limit; the agent loop sends the turn back
+    # as it is to continue it (docs/loop.md, L92).
+    "pause_turn": StopReason.PAUSED,
 }
 
 _EPHEMERAL: Final = {"type": "ephemeral"}
