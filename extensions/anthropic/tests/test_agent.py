@@ -123,3 +123,42 @@ async def test_a_paused_turn_is_sent_back_as_it_is_and_the_run_goes_on(
     first, second = (received.body["messages"] for received in server.received)
     assert second == [*first, {"role": "assistant", "content": paused}]
     assert (result.output, result.steps, len(result.messages)) == ("It snows.", 2, 3)
+
+
+CONTAINER = {"id": "container_011CPR5CNjB747bApND9bkAr", "expires_at": "2026-12-01T21:00:00Z"}
+RAN_CODE: list[dict[str, Any]] = [
+    {
+        "type": "server_tool_use",
+        "id": "srvtoolu_2",
+        "name": "code_execution",
+        "input": {"code": "open('a.txt', 'w').write('1')"},
+    },
+    {
+        "type": "code_execution_tool_result",
+        "tool_use_id": "srvtoolu_2",
+        "content": {"type": "code_execution_result", "stdout": "", "stderr": "", "return_code": 0},
+    },
+    {"type": "text", "text": "Written."},
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_the_code_execution_container_of_a_reply_is_reused_by_the_next_call(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    server.enqueue(
+        replies.reply({**replies.message(RAN_CODE, usage=USAGE), "container": CONTAINER}),
+        replies.reply(replies.message([{"type": "text", "text": "It holds 1."}], usage=USAGE)),
+    )
+    session = Agent(make_provider()).session()
+    for task in ("Write a.txt.", "What does a.txt hold?"):
+        if streamed:
+            async with session.stream(task) as run:
+                async for _ in run:
+                    pass
+        else:
+            await session.run(task)
+    first, second = (received.body for received in server.received)
+    assert "container" not in first
+    assert second["container"] == CONTAINER["id"]
+    assert session.messages[1].extra == {"anthropic": {"container": CONTAINER}}
