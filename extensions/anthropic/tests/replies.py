@@ -41,6 +41,10 @@ def stream_events(body: dict[str, Any]) -> list[bytes]:
     usage = body["usage"]
     start_usage = {**usage, "output_tokens": 1}
     start = {**body, "content": [], "stop_reason": None, "usage": start_usage}
+    end = {"stop_reason": body["stop_reason"], "stop_sequence": None}
+    if "container" in body:  # as the API streams it: named at the end, not the start
+        start["container"] = None
+        end["container"] = body["container"]
     events = [sse_event("message_start", {"type": "message_start", "message": start})]
     events.append(sse_event("ping", {"type": "ping"}))
     for index, block in enumerate(body["content"]):
@@ -85,7 +89,7 @@ def stream_events(body: dict[str, Any]) -> list[bytes]:
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+                "delta": end,
                 "usage": usage,
             },
         )

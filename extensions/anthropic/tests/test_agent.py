@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from automata_wire_testing import WireServer
 from pydantic import BaseModel
 
@@ -81,3 +82,83 @@ async def test_native_structured_output_goes_through_output_config(
     output_config: dict[str, Any] = server.received[0].body["output_config"]
     assert output_config["format"]["type"] == "json_schema"
     assert set(output_config["format"]["schema"]["properties"]) == {"name", "country"}
+
+
+# A `pause_turn` reply of the shape the API documents for server tools: the server
+# tool call and its result so far, the turn to be sent back to continue.
+SEARCH_CALL = {
+    "type": "server_tool_use",
+    "id": "srvtoolu_1",
+    "name": "web_search",
+    "input": {"query": "weather Oslo"},
+}
+SEARCH_RESULT = {
+    "type": "web_search_tool_result",
+    "tool_use_id": "srvtoolu_1",
+    "content": [{"type": "web_search_result", "url": "https://yr.no", "title": "Oslo"}],
+}
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_a_paused_turn_is_sent_back_as_it_is_and_the_run_goes_on(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    paused: list[dict[str, Any]] = [
+        {"type": "text", "text": "Let me search."},
+        SEARCH_CALL,
+        SEARCH_RESULT,
+    ]
+    server.enqueue(
+        replies.reply(replies.message(paused, stop_reason="pause_turn", usage=USAGE)),
+        replies.reply(replies.message([{"type": "text", "text": "It snows."}], usage=USAGE)),
+    )
+    agent = Agent(make_provider())
+    if streamed:
+        async with agent.stream("Weather in Oslo?") as run:
+            async for _ in run:
+                pass
+        result = run.result
+    else:
+        result = await agent.run("Weather in Oslo?")
+    first, second = (received.body["messages"] for received in server.received)
+    assert second == [*first, {"role": "assistant", "content": paused}]
+    assert (result.output, result.steps, len(result.messages)) == ("It snows.", 2, 3)
+
+
+CONTAINER = {"id": "container_011CPR5CNjB747bApND9bkAr", "expires_at": "2026-12-01T21:00:00Z"}
+RAN_CODE: list[dict[str, Any]] = [
+    {
+        "type": "server_tool_use",
+        "id": "srvtoolu_2",
+        "name": "code_execution",
+        "input": {"code": "open('a.txt', 'w').write('1')"},
+    },
+    {
+        "type": "code_execution_tool_result",
+        "tool_use_id": "srvtoolu_2",
+        "content": {"type": "code_execution_result", "stdout": "", "stderr": "", "return_code": 0},
+    },
+    {"type": "text", "text": "Written."},
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_the_code_execution_container_of_a_reply_is_reused_by_the_next_call(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    server.enqueue(
+        replies.reply({**replies.message(RAN_CODE, usage=USAGE), "container": CONTAINER}),
+        replies.reply(replies.message([{"type": "text", "text": "It holds 1."}], usage=USAGE)),
+    )
+    session = Agent(make_provider()).session()
+    for task in ("Write a.txt.", "What does a.txt hold?"):
+        if streamed:
+            async with session.stream(task) as run:
+                async for _ in run:
+                    pass
+        else:
+            await session.run(task)
+    first, second = (received.body for received in server.received)
+    assert "container" not in first
+    assert second["container"] == CONTAINER["id"]
+    assert session.messages[1].extra == {"anthropic": {"container": CONTAINER}}

@@ -12,6 +12,7 @@ from automata.anthropic import AnthropicProvider
 from automata.core import Message, ModelRequest, ProviderError, StopReason, TextBlock, Usage
 
 from . import replies
+from .conftest import ProviderMaker
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 TEXT = [{"type": "text", "text": "hello there"}]
@@ -70,16 +71,45 @@ async def failure(server: WireServer, provider: AnthropicProvider, reply: Reply)
             {**replies.message(TEXT), "content": ["text"]},
             "anthropic: AttributeError: 'str' object has no attribute 'to_dict'",
         ),
-        ([1, 2], "anthropic: AttributeError: 'list' object has no attribute 'stop_reason'"),
-        ("a string", "anthropic: AttributeError: 'str' object has no attribute 'stop_reason'"),
     ],
-    ids=["content-null", "content-int", "text-missing", "id-missing", "block-str", "list", "str"],
+    ids=["content-null", "content-int", "text-missing", "id-missing", "block-str"],
 )
 async def test_a_malformed_json_reply_is_a_provider_error(
     server: WireServer, provider: AnthropicProvider, body: Any, message: str
 ) -> None:
     error = await failure(server, provider, Reply(json_body=body))
     assert str(error) == message
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"), [([1, 2], "[1, 2]"), ("a string", "'a string'")], ids=["list", "str"]
+)
+async def test_a_json_reply_that_is_not_an_object_is_not_a_message(
+    server: WireServer, make_provider: ProviderMaker, body: Any, shown: str
+) -> None:
+    server.enqueue(Reply(json_body=body))
+    with pytest.raises(ProviderError) as caught:
+        await make_provider().complete(REQUEST)
+    assert str(caught.value).startswith("anthropic: the reply is not a message")
+    assert str(caught.value).endswith(f": {shown}")
+    assert not caught.value.retryable
+
+
+async def test_a_200_text_plain_reply_is_a_provider_error_quoting_it(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    # The shape of a compatible endpoint's answer recorded in
+    # openai/tests/fixtures/compatible_text_plain_200.yaml, here on the Messages path.
+    page = "method=POST pathname=/v1/messages Content-Type=text/plain"
+    server.enqueue(Reply(body=page.encode(), headers={"content-type": "text/plain"}))
+    provider = make_provider()
+    with pytest.raises(ProviderError) as caught:
+        await provider.complete(REQUEST)
+    # The fast path has the HTTP reply and names its content type; through
+    # `messages.create` the SDK hands on the body's text alone.
+    named = " (text/plain)" if provider.fast_path else ""
+    assert str(caught.value) == f"anthropic: the reply is not a message{named}: {page!r}"
+    assert (caught.value.provider, caught.value.retryable) == ("anthropic", False)
 
 
 async def test_a_json_text_of_the_wrong_type_is_a_provider_error(

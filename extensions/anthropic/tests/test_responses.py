@@ -47,7 +47,7 @@ TEXT = [{"type": "text", "text": "hello there"}]
         ("max_tokens", StopReason.MAX_TOKENS),
         ("model_context_window_exceeded", StopReason.MAX_TOKENS),
         ("refusal", StopReason.CONTENT_FILTER),
-        ("pause_turn", StopReason.INCOMPLETE),
+        ("pause_turn", StopReason.PAUSED),
     ],
 )
 async def test_every_stop_reason_is_mapped(

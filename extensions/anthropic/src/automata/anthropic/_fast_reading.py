@@ -29,6 +29,7 @@ from automata.anthropic._reading import (
     _fold,
     _modelled,
     _Pending,
+    turn_extra,
     usage_from,
 )
 from automata.anthropic._wire import PROVIDER, map_stop_reason
@@ -72,7 +73,7 @@ def response_from_json(data: dict[str, Any]) -> ModelResponse:
         for block in data["content"]
     )
     return ModelResponse(
-        message=Message(role="assistant", content=content),
+        message=Message(role="assistant", content=content, extra=turn_extra(data.get("container"))),
         stop_reason=map_stop_reason(raw_stop),
         usage=usage_from_json(data.get("usage")),
         raw_stop_reason=raw_stop,
@@ -202,14 +203,19 @@ class JsonStreamAccumulator(StreamAccumulator):
             if type(message) is dict:
                 self._start_usage = message.get("usage")
                 self._model = message.get("model") or ""
+                self._container = message.get("container")
         elif kind == "message_delta":
             usage = event.get("usage")
             if usage is not None:
                 self._delta_usage = usage
             delta = event.get("delta")
-            stop_reason = delta.get("stop_reason") if type(delta) is dict else None
-            if stop_reason:
-                self._stop_reason = stop_reason
+            if type(delta) is dict:
+                stop_reason = delta.get("stop_reason")
+                if stop_reason:
+                    self._stop_reason = stop_reason
+                container = delta.get("container")
+                if container is not None:
+                    self._container = container
         elif kind == "message_stop":
             self.finished = True
         return _NOTHING

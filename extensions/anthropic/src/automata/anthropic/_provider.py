@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from typing import Any, Final, Literal, Unpack
 
 import httpx2
@@ -17,7 +18,7 @@ from automata.anthropic._fast_reading import (
     response_from_json,
     stream_decoder,
 )
-from automata.anthropic._reading import StreamAccumulator, response_from
+from automata.anthropic._reading import StreamAccumulator, not_a_message, response_from
 from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
     ModelInfo,
@@ -56,10 +57,17 @@ def fast_path_problem(client: AsyncAnthropic) -> str | None:
     return problem
 
 
-def _sdk_response(data: Any) -> ModelResponse:
-    """A reply's JSON read through the SDK's `Message` model, as `messages.create`
-    reads it (a body that is not an object is handed on as it is)."""
-    return response_from(SDKMessage.construct(**data) if isinstance(data, dict) else data)
+def _sdk_reader(content_type: str) -> Callable[[Any], ModelResponse]:
+    """What reads a reply's JSON through the SDK's `Message` model, as
+    `messages.create` reads it; a body that is not an object is `not_a_message`,
+    naming the reply's `content_type`."""
+
+    def read(data: Any) -> ModelResponse:
+        if not isinstance(data, dict):
+            raise not_a_message(data, content_type)
+        return response_from(SDKMessage.construct(**data))
+
+    return read
 
 
 class AnthropicProvider(SDKProvider[AsyncAnthropic]):
@@ -221,7 +229,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
         if not self.fast_path:
             return response_from(raw)
-        return read_reply(raw, response_from_json, _sdk_response)
+        content_type = raw.headers.get("content-type", "").split(";")[0].strip()
+        return read_reply(raw, response_from_json, _sdk_reader(content_type))
 
     def new_assembler(self) -> StreamAssembler:
         """An assembler for the stream `send` returns (JSON events or SDK models)."""

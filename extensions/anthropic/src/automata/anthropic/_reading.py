@@ -6,6 +6,9 @@ the same blocks the same way:
 - **Citations are typed.** A text block's `citations` (whole in JSON, one
   `citations_delta` at a time in a stream) become `TextBlock.citations`, each a
   `Citation` whose `raw` is the citation as received, which is what goes back.
+- **The turn's own fields are kept.** A reply's top-level `container` (code
+  execution; in a stream, on `message_delta`) goes in `Message.extra["anthropic"]`,
+  whence `_wire.container_id` sends it back as the next request's `container`.
 - **Nothing is dropped.** Other fields of a `text`, `thinking` or `tool_use` block
   that the core does not model are kept in the block's `extra` under `"anthropic"`
   and sent back with it. Every other block type is a
@@ -48,7 +51,15 @@ from automata.core.providers import (
     Usage,
 )
 
-__all__ = ["StreamAccumulator", "block_from", "citation_from", "response_from", "usage_from"]
+__all__ = [
+    "StreamAccumulator",
+    "block_from",
+    "citation_from",
+    "not_a_message",
+    "response_from",
+    "turn_extra",
+    "usage_from",
+]
 
 _SHOWN: Final = 80
 """How many characters of unreadable tool arguments an `input_error` quotes."""
@@ -247,11 +258,41 @@ def block_from(block: Any) -> Block:
     return _modelled(_data(block))
 
 
+def turn_extra(container: Any) -> dict[str, Any] | None:
+    """The `Message.extra` of a reply whose top-level `container` (code execution's
+    sandbox: its `id` and `expires_at`) is `container`, kept as received so the next
+    call can reuse it; None when there is none."""
+    if container is None:
+        return None
+    if isinstance(container, Mapping):
+        return {PROVIDER: {"container": dict(container)}}
+    # The SDK's model reads `expires_at` as a datetime: dump it back as JSON.
+    return {PROVIDER: {"container": container.to_dict(mode="json")}}
+
+
+def not_a_message(body: object, content_type: str | None = None) -> ProviderError:
+    """The error for a whole reply that is not a Messages API message (a proxy's
+    `text/plain` page, a JSON list, ...): what came, quoted, and its content type when
+    known. Not retryable."""
+    kind = f" ({content_type})" if content_type else ""
+    return ProviderError(
+        f"{PROVIDER}: the reply is not a message{kind}: {body!r:.80}", provider=PROVIDER
+    )
+
+
 def response_from(message: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call."""
+    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call; a
+    reply the SDK could not read as one (it hands on a body that is not a JSON object
+    as it is) is `not_a_message`."""
+    if isinstance(message, str | list | int | float | bool) or message is None:
+        raise not_a_message(message)
     raw_stop = message.stop_reason or ""
     return ModelResponse(
-        message=Message(role="assistant", content=tuple(block_from(b) for b in message.content)),
+        message=Message(
+            role="assistant",
+            content=tuple(block_from(b) for b in message.content),
+            extra=turn_extra(getattr(message, "container", None)),
+        ),
         stop_reason=map_stop_reason(raw_stop),
         usage=usage_from(getattr(message, "usage", None)),
         raw_stop_reason=raw_stop,
@@ -339,6 +380,7 @@ class StreamAccumulator:
         self._delta_usage: Any = None
         self._stop_reason = ""
         self._model = ""
+        self._container: object = None
         self.finished = False
 
     def _delta(self, pending: _Pending, delta: Any) -> tuple[Delta, ...]:
@@ -413,13 +455,18 @@ class StreamAccumulator:
             message = event.message
             self._start_usage = getattr(message, "usage", None)
             self._model = getattr(message, "model", None) or ""
+            self._container = getattr(message, "container", None)
         elif kind == "message_delta":
             usage = getattr(event, "usage", None)
             if usage is not None:
                 self._delta_usage = usage
-            stop_reason = getattr(getattr(event, "delta", None), "stop_reason", None)
+            delta = getattr(event, "delta", None)
+            stop_reason = getattr(delta, "stop_reason", None)
             if stop_reason:
                 self._stop_reason = stop_reason
+            container = getattr(delta, "container", None)
+            if container is not None:
+                self._container = container
         elif kind == "message_stop":
             self.finished = True
         return _NOTHING
@@ -431,7 +478,7 @@ class StreamAccumulator:
         self._blocks.clear()
         blocks = tuple(self._done[i] for i in sorted(self._done))
         return ModelResponse(
-            message=Message(role="assistant", content=blocks),
+            message=Message(role="assistant", content=blocks, extra=turn_extra(self._container)),
             stop_reason=map_stop_reason(self._stop_reason),
             usage=_stream_usage(self._start_usage, self._delta_usage),
             raw_stop_reason=self._stop_reason,

@@ -39,9 +39,9 @@ STOP_REASONS: Final[Mapping[str, StopReason]] = {
     "max_tokens": StopReason.MAX_TOKENS,
     "model_context_window_exceeded": StopReason.MAX_TOKENS,
     "refusal": StopReason.CONTENT_FILTER,
-    # A server tool loop hit its iteration limit; the turn must be sent back to
-    # continue, which the agent loop does not do, so the reply is not whole.
-    "pause_turn": StopReason.INCOMPLETE,
+    # A server tool loop hit its iteration limit; the agent loop sends the turn back
+    # as it is to continue it (docs/loop.md, L92).
+    "pause_turn": StopReason.PAUSED,
 }
 
 _EPHEMERAL: Final = {"type": "ephemeral"}
@@ -261,11 +261,30 @@ def _tool_choice(choice: str) -> dict[str, Any]:
     return {"type": "tool", "name": choice}
 
 
+def container_id(messages: Sequence[Message]) -> str | None:
+    """The id of the code execution container the latest reply that named one ran in
+    (kept in its `Message.extra`, see `_reading.turn_extra`), to send as the request's
+    `container` so a follow-up reuses its files; None when no reply named one."""
+    for message in reversed(messages):
+        extra = message.extra
+        if extra is None or message.role != "assistant":
+            continue
+        mine = extra.get(PROVIDER)
+        container = mine.get("container") if isinstance(mine, dict) else None
+        ident = container.get("id") if isinstance(container, dict) else None
+        if isinstance(ident, str) and ident:
+            return ident
+    return None
+
+
 def build_params(request: ModelRequest, settings: WireSettings) -> dict[str, Any]:
     """The `messages.create` keyword arguments for `request` (without `stream`)."""
     system, messages = convert_messages(request.messages)
     options: CallOptions = request.options
     params: dict[str, Any] = {"model": settings.model, "messages": messages}
+    container = container_id(request.messages)
+    if container is not None:
+        params["container"] = container
 
     budget = options.thinking_budget
     max_tokens = options.max_tokens

@@ -289,6 +289,11 @@ class Message(BaseModel):
     model_config = _FROZEN
     role: Role
     content: tuple[Block, ...] = ()
+    extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
+    """Fields of the whole turn (not of one block) that the core does not model, kept
+    verbatim under the name of the provider that read them (for example Anthropic's
+    code execution `{"anthropic": {"container": {...}}}`), so that provider can send
+    them back on later calls. A provider ignores the keys of others."""
 
     @classmethod
     def system(cls, text: str) -> Message:

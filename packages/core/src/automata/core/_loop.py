@@ -239,10 +239,14 @@ class RunLoop:
                     self.open_calls = calls
                 else:
                     if state.steps >= settings.max_steps:
+                        still = (
+                            "its turn still paused"
+                            if state.stop_reason is StopReason.PAUSED
+                            else "the model still calling tools"
+                        )
                         raise self.fail(
                             MaxStepsError(
-                                f"run stopped after max_steps={settings.max_steps} "
-                                "with the model still calling tools"
+                                f"run stopped after max_steps={settings.max_steps} with {still}"
                             ),
                             StopReason.MAX_STEPS,
                         )
@@ -262,6 +266,8 @@ class RunLoop:
                     )
                     if not calls:
                         self.open_calls = ()
+                        if response.stop_reason is StopReason.PAUSED:
+                            continue  # the paused turn goes back as it is (L92)
                         attempt = None
                         if settings.structured is not None:
                             attempt = settings.structured.parse_text(message.text)
@@ -581,6 +587,10 @@ class RunLoop:
             problem = IncompleteResponseError("stop reason tool_use but the message calls no tool")
         elif stop is StopReason.MAX_TOKENS and has_calls:
             problem = IncompleteResponseError("max_tokens reached inside a tool call")
+        elif stop is StopReason.PAUSED:
+            if not has_calls:
+                return
+            problem = IncompleteResponseError("a paused turn that calls tools")
         elif stop is StopReason.INCOMPLETE:
             problem = IncompleteResponseError("provider reported an incomplete response")
         elif stop in (StopReason.END_TURN, StopReason.TOOL_USE, StopReason.MAX_TOKENS):

@@ -17,6 +17,9 @@ class StopReason(StrEnum):
     MAX_TOKENS = "max_tokens"
     CONTENT_FILTER = "content_filter"
     INCOMPLETE = "incomplete"
+    PAUSED = "paused"
+    """The provider paused a long turn (Anthropic's `pause_turn`, server tools still
+    at work); the loop sends the turn back as it is to let the model go on."""
     ERROR = "error"
     CANCELLED = "cancelled"
     UNKNOWN = "unknown"
