@@ -29,7 +29,8 @@ PUBLIC_NAMES = """
     DEFAULT_CALL_TIMEOUT DEFAULT_MAX_EVENT_BYTES DEFAULT_MAX_REPLY_BYTES DEFAULT_RETRY_STATUSES
     DEFAULT_STREAM_IDLE_TIMEOUT
     RAW_POST_PARAMETERS SKIP TAIL_GRACE
-    Block CallOptions Citation Delta DocumentBlock Embedder Embeddings ImageBlock Message
+    Block CallOptions Citation ContentDecoder Delta DocumentBlock Embedder Embeddings ImageBlock
+    Message
     MissingAPIKeyError ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema
     ProviderError ProviderStreamItem ProviderTimeoutError RawBlock RawResponse
     RawStreamResponse ReplyTooLargeError RetryPolicy SDKClient SDKOptions SDKPage SDKProvider

@@ -5,23 +5,23 @@ are not trusted (any OpenAI-compatible third party).
 `cap_reply_size(http_client, ...)` adds a response hook to an `httpx2.AsyncClient` (the
 HTTP client of the official Anthropic and OpenAI SDKs): the hook takes over undoing
 the reply's `Content-Encoding` (`gzip`, `x-gzip`, `deflate`, stacked or not), so the
-body is decoded a slice of at most `SLICE` bytes at a time (zlib's `max_length`),
-yielding to the event loop between slices, and counts the decoded bytes; past
-`max_bytes` it raises `ReplyTooLargeError`. A body in another coding is left to the
-client (it is still counted). Both the SDK's own calls and the fast path read through
-that client, so the cap holds on both. The approach is `automata.tools`' bounded
-decoding (packages/tools/src/automata/tools/_decode.py), without its expansion-ratio
-check: a stream of near-identical events compresses further than any page.
+body is decoded by `ContentDecoder` (automata.core._content_coding), a slice of at
+most `SLICE` bytes at a time, yielding to the event loop between slices, and counts
+the decoded bytes; past `max_bytes` it raises `ReplyTooLargeError`. A body in another
+coding is left to the client (it is still counted). Both the SDK's own calls and the
+fast path read through that client, so the cap holds on both. `automata.tools`'
+`http_fetch` decodes with the same decoder and adds an expansion-ratio check, which a
+reply does without: a stream of near-identical events compresses further than any page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
+from automata.core._content_coding import ContentDecoder
 from automata.core._errors import ProviderError, ReplyTooLargeError
 
 __all__ = ["DEFAULT_MAX_REPLY_BYTES", "SLICE", "cap_reply_size", "reply_too_large"]
@@ -29,51 +29,10 @@ __all__ = ["DEFAULT_MAX_REPLY_BYTES", "SLICE", "cap_reply_size", "reply_too_larg
 DEFAULT_MAX_REPLY_BYTES: Final = 128 * 1024 * 1024
 """The most bytes a reply's body may decode to (128 MiB): past any model reply or
 embeddings batch, far short of what a 1 MB gzip bomb expands to (1 GB)."""
-SLICE: Final = 64 * 1024
+SLICE: Final = ContentDecoder.SLICE
 """The most decoded bytes one decoding step produces."""
 
-_ZLIB_CODINGS: Final = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16}
-_DEFLATE: Final = "deflate"
-
 ClientT = TypeVar("ClientT")
-
-
-class _Inflater:
-    """One content coding undone a slice at a time (concatenated gzip members, and
-    raw deflate sent as `deflate`, read as httpx reads them)."""
-
-    def __init__(self, coding: str) -> None:
-        self._coding = coding
-        self._raw_deflate = False
-        self._started = False
-        self._zlib = self._new()
-
-    def _new(self) -> Any:
-        if self._coding == _DEFLATE:
-            return zlib.decompressobj(-zlib.MAX_WBITS if self._raw_deflate else zlib.MAX_WBITS)
-        return zlib.decompressobj(_ZLIB_CODINGS[self._coding])
-
-    def feed(self, chunk: bytes) -> Iterator[bytes]:
-        pending = chunk
-        while pending:
-            try:
-                piece = self._zlib.decompress(pending, SLICE)
-            except zlib.error:
-                if self._coding == _DEFLATE and not self._started and not self._raw_deflate:
-                    self._raw_deflate = True  # no zlib header: raw deflate
-                    self._zlib = self._new()
-                    continue
-                raise
-            self._started = True
-            if piece:
-                yield piece
-            if self._zlib.unconsumed_tail:
-                pending = self._zlib.unconsumed_tail
-            elif self._zlib.eof and self._zlib.unused_data:
-                pending = self._zlib.unused_data  # the next gzip member
-                self._zlib = self._new()
-            else:
-                pending = b""
 
 
 def _too_large(provider: str, limit: int) -> ReplyTooLargeError:
@@ -87,27 +46,20 @@ def _too_large(provider: str, limit: int) -> ReplyTooLargeError:
 
 
 async def _decoded(
-    raw: AsyncIterator[bytes], codings: list[str], limit: int, provider: str
+    raw: AsyncIterator[bytes], codings: Sequence[str], limit: int, provider: str
 ) -> AsyncIterator[bytes]:
     """The body of `raw` with `codings` (in the order they were applied) undone,
     refused past `limit` decoded bytes."""
-    inflaters = [_Inflater(coding) for coding in reversed(codings)]
 
-    def undo(chunk: bytes, layer: int) -> Iterator[bytes]:
-        if layer == len(inflaters):
-            yield chunk
-            return
-        for piece in inflaters[layer].feed(chunk):
-            yield from undo(piece, layer + 1)
+    def refuse_past_limit(decoded: int, _consumed: int) -> None:
+        if decoded > limit:
+            raise _too_large(provider, limit)
 
-    total = 0
+    decoder = ContentDecoder(codings, check=refuse_past_limit)
     async for chunk in raw:
-        for piece in undo(chunk, 0):
-            total += len(piece)
-            if total > limit:
-                raise _too_large(provider, limit)
+        for piece in decoder.feed(chunk):
             yield piece
-            if inflaters:
+            if decoder.decodes:
                 await asyncio.sleep(0)  # let timers (the idle deadline) run between slices
 
 
@@ -133,12 +85,8 @@ def _stream_class() -> type[Any]:
 def _hook(limit: int, provider: str) -> Callable[[Any], Awaitable[None]]:
     async def cap(response: Any) -> None:
         headers = response.headers
-        codings = [
-            c.strip().lower()
-            for c in headers.get_list("content-encoding", split_commas=True)
-            if c.strip() and c.strip().lower() != "identity"
-        ]
-        undone = codings if all(c in _ZLIB_CODINGS or c == _DEFLATE for c in codings) else []
+        codings = ContentDecoder.codings_of(headers.get_list("content-encoding", split_commas=True))
+        undone = codings if ContentDecoder.CODINGS.issuperset(codings) else ()
         if undone:
             del headers["content-encoding"]
             headers.pop("content-length", None)

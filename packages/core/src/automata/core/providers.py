@@ -24,7 +24,9 @@ and every type a provider reads or returns.
   whose body decodes past `max_reply_bytes` (default `DEFAULT_MAX_REPLY_BYTES`; None:
   no cap) raises `ReplyTooLargeError`, on both paths, for the clients the provider
   builds (`http_client_class`, through `cap_reply_size`); a passed-in client keeps its
-  own HTTP client (build that with `cap_reply_size` to cap it too).
+  own HTTP client (build that with `cap_reply_size` to cap it too). `ContentDecoder`
+  is the bounded decoder the cap reads with, for any reader of untrusted compressed
+  bodies (`automata.tools`' `http_fetch` adds an expansion check through its `check`).
   Cancellation always propagates as `asyncio.CancelledError` and closes the response.
 - **Deadlines.** Each attempt of a call ends within `call_timeout` seconds (default
   `DEFAULT_CALL_TIMEOUT`), keepalives or not, and a stream that sends no event for
@@ -102,6 +104,7 @@ from automata.core._blocks import (
     ToolUseBlock,
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
+from automata.core._content_coding import ContentDecoder
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
 from automata.core._errors import (
     MissingAPIKeyError,
@@ -158,6 +161,7 @@ __all__ = [
     "Block",
     "CallOptions",
     "Citation",
+    "ContentDecoder",
     "Delta",
     "DocumentBlock",
     "Embedder",
