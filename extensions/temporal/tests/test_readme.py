@@ -13,6 +13,8 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 RUNS = 20
 AT_ONCE = 2  # the machine's cores; each run is a whole interpreter and worker
@@ -29,6 +31,7 @@ def python(code: str, temporal_address: str) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.timeout(240)  # 20 interpreters, two at a time: about 40 s on a quiet machine
 def test_the_readme_snippet_runs_and_exits_cleanly_twenty_times(temporal_address: str) -> None:
     """TP16: 20 runs of the sample, each printing the answer and exiting with code 0
     (not 134 from `PyGILState_Release` at interpreter exit)."""
