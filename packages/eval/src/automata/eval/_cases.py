@@ -13,26 +13,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
+from automata.eval._case_file import CaseFileError, lone_surrogate, read_document
 from automata.eval._model import Case, Difficulty
 
 __all__ = ["CaseFileError", "SelectionError", "load_cases", "select"]
 
 _ORDER = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD)
-
-
-class CaseFileError(ValueError):
-    """A case file cannot be read as cases. `path` is the file; `case` names the case
-    (its name, or `#<index>` when it has none) or is None when the file as a whole is
-    at fault. The message says what is wrong and where."""
-
-    def __init__(self, message: str, *, path: Path, case: str | None = None) -> None:
-        where = f"{path}: case {case}: " if case is not None else f"{path}: "
-        super().__init__(where + message)
-        self.path = path
-        self.case = case
 
 
 class SelectionError(ValueError):
@@ -82,11 +70,7 @@ def _entries(document: Any, path: Path) -> tuple[list[Any], dict[str, Any]]:
 
 
 def _load_file(path: Path) -> list[Case]:
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise CaseFileError(f"not valid YAML: {error}", path=path) from error
-    entries, defaults = _entries(document, path)
+    entries, defaults = _entries(read_document(path), path)
     cases = []
     for index, raw in enumerate(entries):
         label = _case_label(raw, index)
@@ -96,8 +80,17 @@ def _load_file(path: Path) -> list[Case]:
                 path=path,
                 case=label,
             )
+        fields = {**defaults, **raw}
+        unwritable = lone_surrogate(fields)
+        if unwritable is not None:
+            raise CaseFileError(
+                f"{unwritable} holds a lone surrogate (an escape like \\ud800), text "
+                "that cannot be written as UTF-8 to the report",
+                path=path,
+                case=label,
+            )
         try:
-            cases.append(Case.model_validate({**defaults, **raw}))
+            cases.append(Case.model_validate(fields))
         except ValidationError as error:
             raise CaseFileError(_describe(error), path=path, case=label) from error
     return cases
@@ -114,8 +107,10 @@ def _files(root: Path) -> list[Path]:
 def load_cases(*paths: str | Path) -> tuple[Case, ...]:
     """The cases of YAML files and directories, in file order then in-file order.
 
-    Raises `CaseFileError` naming the file (and the case) for a missing path, invalid
-    YAML, a case that does not validate, or a case name used twice (across all paths).
+    Raises `CaseFileError` naming the file (and the case) for a missing path, a file
+    that is not UTF-8, invalid YAML, aliases expanding beyond `MAX_ALIAS_EXPANSION`,
+    text holding a lone surrogate, a case that does not validate, or a case name used
+    twice (across all paths). All of it is checked before any case runs.
     """
     cases: list[Case] = []
     seen: dict[str, Path] = {}
