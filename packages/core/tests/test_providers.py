@@ -28,14 +28,15 @@ REQUEST = ModelRequest(messages=(Message.user("hi"),))
 PUBLIC_NAMES = """
     DEFAULT_CALL_TIMEOUT DEFAULT_RETRY_STATUSES DEFAULT_STREAM_IDLE_TIMEOUT
     RAW_POST_PARAMETERS SKIP TAIL_GRACE
-    Block CallOptions Citation Delta DocumentBlock Embedder Embeddings ImageBlock Message
+    Block CallOptions Citation ClientEventStream Delta DocumentBlock Embedder Embeddings
+    ImageBlock Message
     MissingAPIKeyError ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema
     ProviderError ProviderStreamItem ProviderTimeoutError RawBlock RawResponse
     RawStreamResponse RetryPolicy SDKClient SDKOptions SDKPage SDKProvider SDKStream
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage capability encode_body parse_retry_after post_raw raw_post_problem read_reply
+    Usage capability client_event_stream parse_retry_after post_raw raw_post_problem read_reply
     reply_data retry
 """
 

@@ -9,6 +9,7 @@ from typing import Any, Final, Literal, Unpack
 import httpx2
 
 from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
+from anthropic._streaming import SSEDecoder
 from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
@@ -26,9 +27,8 @@ from automata.core.providers import (
     ProviderError,
     SDKOptions,
     SDKProvider,
-    SSEStream,
     StreamAssembler,
-    encode_body,
+    client_event_stream,
     post_raw,
     raw_post_problem,
     read_reply,
@@ -41,9 +41,6 @@ __all__ = ["AnthropicProvider"]
 _NON_STREAMING_MAX_TOKENS: Final = 21_333
 _PATH: Final = "/v1/messages"
 """Where `messages.create` posts (relative to the client's base URL)."""
-_NON_STREAMING_OPTIONS: Final = {"timeout": DEFAULT_TIMEOUT}
-"""What `messages.create` passes for a non-streaming call on a client left at the
-default timeout (the timeout it allows such a call: the same ten minutes)."""
 
 
 def fast_path_problem(client: AsyncAnthropic) -> str | None:
@@ -87,6 +84,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     It is also a `ModelCatalog` (`list_models`, `get_model`: the Models API, with each
     model's limits and reported capabilities), with the same retries and errors. It is
     not an `Embedder`: Anthropic has no embeddings API.
+
+    Any client class of the SDK serves as `client` (`AsyncAnthropic`,
+    `AsyncAnthropicBedrock`, `AsyncAnthropicVertex`, `AsyncAnthropicFoundry`, ...): the
+    request goes out as that class's `messages.create` sends it.
 
     `fast_path` (default on) sends the request body it builds through the SDK
     client's `post` and reads the reply's JSON and server-sent events straight into
@@ -190,30 +191,36 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         return max_tokens > _NON_STREAMING_MAX_TOKENS
 
     async def send(self, params: dict[str, Any]) -> Any:
-        """On the fast path, the HTTP response of posting `params` as the body (a
-        stream of its events' JSON when `params` stream); else `messages.create`'s reply."""
+        """On the fast path, the HTTP response of posting `params` through the client's
+        `post` as `messages.create` posts them (the body as JSON data, `extra_body` as
+        its extra JSON), so every client class (Bedrock's, Vertex's, ...) prepares the
+        request its own way; a stream of its events' JSON, read in the client's own
+        framing, when `params` stream. Else `messages.create`'s reply."""
         if not self.fast_path:
             return await self.client.messages.create(**params)
-        extra = params.get("extra_body")
-        body = {**params, **extra} if extra else params
-        if extra:
-            del body["extra_body"]
-        stream = bool(body.get("stream"))
-        options = (
-            _NON_STREAMING_OPTIONS
-            if not stream and self.client.timeout == DEFAULT_TIMEOUT
-            else None
-        )
+        stream = bool(params.get("stream"))
+        options: dict[str, Any] = {}
+        if not stream and self.client.timeout == DEFAULT_TIMEOUT:
+            options["timeout"] = DEFAULT_TIMEOUT
+        body = params
+        if "extra_body" in params:
+            body = dict(params)
+            options["extra_json"] = body.pop("extra_body")
         response = await post_raw(
             self.client,
             _PATH,
-            encode_body(body),
+            body,
             response_class=httpx2.Response,
             stream=stream,
             options=options,
         )
         if stream:
-            return SSEStream(response, stream_decoder(self.client, response))
+            return client_event_stream(
+                self.client,
+                response,
+                stream_decoder(self.client, response),
+                sse_decoder=SSEDecoder,
+            )
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
