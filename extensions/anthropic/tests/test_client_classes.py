@@ -12,7 +12,7 @@ frames) into the same blocks.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,12 +29,13 @@ from anthropic import (
 from anthropic._constants import ANTHROPIC_API_VERSION
 from automata_wire_testing import Reply, WireServer, final_response
 from automata_wire_testing.bedrock import stream_reply
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials as AWSCredentials
+from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
+from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+from botocore.credentials import Credentials as AWSCredentials  # type: ignore[import-untyped]
 from google.oauth2.credentials import Credentials as GoogleCredentials
 
 from automata.anthropic import AnthropicProvider
+from automata.anthropic._provider import AnthropicClient
 from automata.core import Message, ModelRequest, TextBlock, ToolSpec, ToolUseBlock
 from automata.core.providers import Usage
 
@@ -59,15 +60,14 @@ AWS_KEY, AWS_SECRET, AWS_REGION = (
     "eu-west-1",
 )
 
-ClientMaker = Callable[[str], AsyncAnthropic | AsyncAnthropicBedrock | AsyncAnthropicVertex]
+ClientMaker = Callable[[str], AnthropicClient]
 
 
 def google_credentials() -> GoogleCredentials:
     """Real google-auth user credentials holding a token valid for an hour: used as
     they are, nothing refreshed over the network."""
-    return GoogleCredentials(
-        token="ya29.test-token", expiry=datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=1)
-    )
+    expiry = datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=1)
+    return GoogleCredentials(token="ya29.test-token", expiry=expiry)  # type: ignore[no-untyped-call]
 
 
 CLIENTS: dict[str, ClientMaker] = {
@@ -140,9 +140,10 @@ def sigv4_signature(received: Any, base_url: str) -> str:
     request = AWSRequest(method=received.method, url=url, headers=headers, data=received.content)
     request.context["timestamp"] = received.headers["x-amz-date"]
     signer = SigV4Auth(AWSCredentials(AWS_KEY, AWS_SECRET), service, region)
-    return signer.signature(
+    signature: str = signer.signature(
         signer.string_to_sign(request, signer.canonical_request(request)), request
     )
+    return signature
 
 
 async def sdk_call(client: Any, params: dict[str, Any]) -> None:
@@ -154,9 +155,9 @@ async def sdk_call(client: Any, params: dict[str, Any]) -> None:
 
 
 @pytest.fixture
-async def recording(server: WireServer) -> AsyncIterator[WireServer]:
+def recording(server: WireServer) -> WireServer:
     serve(server)
-    yield server
+    return server
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Final, Literal, Unpack
+from typing import Any, Final, Literal, TypeAlias, Unpack, cast
 
 import httpx2
 
-from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic
+from anthropic import (
+    DEFAULT_TIMEOUT,
+    AsyncAnthropic,
+    AsyncAnthropicBedrock,
+    AsyncAnthropicBedrockMantle,
+    AsyncAnthropicVertex,
+)
 from anthropic._streaming import SSEDecoder
 from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
@@ -34,7 +40,14 @@ from automata.core.providers import (
     read_reply,
 )
 
-__all__ = ["AnthropicProvider"]
+__all__ = ["AnthropicClient", "AnthropicProvider"]
+
+AnthropicClient: TypeAlias = (
+    AsyncAnthropic | AsyncAnthropicBedrock | AsyncAnthropicBedrockMantle | AsyncAnthropicVertex
+)
+"""The SDK's async client classes: `AsyncAnthropic` (and its subclasses: Foundry, AWS,
+Google Cloud) and the platform clients built beside it. All have `messages.create` and
+the base client's `post`, which is all the provider uses of them."""
 
 # The SDK refuses non-streaming calls it expects to run past ten minutes (roughly
 # this many output tokens); `complete` streams under the hood beyond it.
@@ -108,7 +121,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         self,
         model: str,
         *,
-        client: AsyncAnthropic | None = None,
+        client: AnthropicClient | None = None,
         max_tokens: int = 4096,
         cache_prompt: bool = True,
         cache_conversation: bool = False,
@@ -120,7 +133,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
-        super().__init__(model, client=client, **options)
+        # The platform clients share AsyncAnthropic's request surface, not its class.
+        super().__init__(model, client=cast(AsyncAnthropic | None, client), **options)
         if fast_path:
             problem = fast_path_problem(self.client)
             if problem is not None:
