@@ -2,7 +2,7 @@
 changes them fails here, and the fallback to `messages.create` when they change.
 
 The fast path posts the body it builds through `AsyncAnthropic.post` (with
-`cast_to=httpx.Response` and the body as `content`) and reads the reply itself; the
+`cast_to=httpx.Response` and the body as JSON data, `body`) and reads the reply itself; the
 rest of the provider tests run on both paths (see conftest.py)."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ async def test_an_error_status_of_a_raw_post_raises_the_sdks_error_for_it(
     server.enqueue(replies.error(status, kind, "no"))
     client = client_on(server)
     with pytest.raises(anthropic.APIStatusError) as caught:
-        await post_raw(client, "/v1/messages", b"{}", response_class=httpx2.Response, stream=stream)
+        await post_raw(client, "/v1/messages", {}, response_class=httpx2.Response, stream=stream)
     await client.close()
     assert type(caught.value) is error_type
     assert (caught.value.status_code, caught.value.type, caught.value.api_message) == (
@@ -111,11 +111,11 @@ async def test_with_fast_path_off_a_call_returns_the_sdks_message(server: WireSe
 
 
 class OlderAnthropic(AsyncAnthropic):
-    """A client whose `post` no longer takes the body as `content` (an SDK that
+    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
     changed it)."""
 
-    async def post(self, path: str, *, cast_to: Any, body: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, body=body, **rest)
+    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
+        return await super().post(path, cast_to=cast_to, content=content, **rest)
 
 
 async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
@@ -126,7 +126,7 @@ async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
         provider = AnthropicProvider("claude-test", client=client)
     assert str(warned[0].message) == (
         "AnthropicProvider: calls go through messages.create: "
-        "OlderAnthropic.post takes no content, options, stream"
+        "OlderAnthropic.post takes no body, options, stream"
     )
     assert not provider.fast_path
     server.enqueue(replies.reply(ANSWER))

@@ -3,7 +3,7 @@ changes them fails here, and the fallback to `chat.completions.create` when they
 change.
 
 The fast path posts the body it builds through `AsyncOpenAI.post` (with
-`cast_to=httpx.Response`, the body as `content` and the API key as a bearer token)
+`cast_to=httpx.Response`, the body as JSON data, `body` and the API key as a bearer token)
 and reads the reply itself; the rest of the provider tests run on both paths (see
 conftest.py)."""
 
@@ -52,7 +52,7 @@ async def test_an_error_status_of_a_raw_post_raises_the_sdks_error_for_it(
     client = AsyncOpenAI(api_key="k", base_url=f"{server.base_url}/v1", max_retries=0)
     with pytest.raises(openai.APIStatusError) as caught:
         await post_raw(
-            client, "/chat/completions", b"{}", response_class=httpx2.Response, stream=stream
+            client, "/chat/completions", {}, response_class=httpx2.Response, stream=stream
         )
     await client.close()
     assert type(caught.value) is error_type
@@ -95,11 +95,11 @@ async def test_with_fast_path_off_a_call_returns_the_sdks_completion(server: Wir
 
 
 class OlderOpenAI(AsyncOpenAI):
-    """A client whose `post` no longer takes the body as `content` (an SDK that
+    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
     changed it)."""
 
-    async def post(self, path: str, *, cast_to: Any, body: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, body=body, **rest)
+    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
+        return await super().post(path, cast_to=cast_to, content=content, **rest)
 
 
 async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
@@ -110,7 +110,7 @@ async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
         provider = OpenAIProvider("gpt-test", client=client)
     assert str(warned[0].message) == (
         "OpenAIProvider: calls go through chat.completions.create: "
-        "OlderOpenAI.post takes no content, options, stream"
+        "OlderOpenAI.post takes no body, options, stream"
     )
     assert not provider.fast_path
     server.enqueue(replies.reply(replies.completion("Snow.")))

@@ -29,8 +29,8 @@ PUBLIC_NAMES = """
     DEFAULT_CALL_TIMEOUT DEFAULT_MAX_EVENT_BYTES DEFAULT_MAX_REPLY_BYTES DEFAULT_RETRY_STATUSES
     DEFAULT_STREAM_IDLE_TIMEOUT
     RAW_POST_PARAMETERS SKIP TAIL_GRACE
-    Block CallOptions Citation ContentDecoder Delta DocumentBlock Embedder Embeddings ImageBlock
-    Message
+    Block CallOptions Citation ClientEventStream ContentDecoder Delta DocumentBlock Embedder
+    Embeddings ImageBlock Message
     MissingAPIKeyError ModelCatalog ModelInfo ModelRequest ModelResponse OutputSchema
     ProviderError ProviderStreamItem ProviderTimeoutError RawBlock RawResponse
     RawStreamResponse ReplyTooLargeError RetryPolicy SDKClient SDKOptions SDKPage SDKProvider
@@ -38,8 +38,8 @@ PUBLIC_NAMES = """
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage cap_reply_size capability encode_body parse_retry_after post_raw raw_post_problem
-    read_reply reply_data retry
+    Usage cap_reply_size capability client_event_stream parse_retry_after post_raw
+    raw_post_problem read_reply reply_data retry
 """
 
 

@@ -79,11 +79,15 @@ Responder = Reply | Callable[[dict[str, Any]], Reply]
 
 @dataclass(frozen=True)
 class Received:
-    """A request as the server saw it; `body` is a GET's query parameters."""
+    """A request as the server saw it; `body` is a GET's query parameters. `method`,
+    `query` (the raw query string) and `content` (the body's bytes) are as sent."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    method: str = "POST"
+    query: str = ""
+    content: bytes = b""
 
 
 def unreachable_url() -> str:
@@ -210,7 +214,16 @@ class WireServer:
             body = dict(request.query_params)
         path = request.url.path
         if self._record:
-            self.received.append(Received(path, dict(request.headers), body))
+            self.received.append(
+                Received(
+                    path,
+                    dict(request.headers),
+                    body,
+                    method=request.method,
+                    query=request.url.query,
+                    content=raw,
+                )
+            )
         if self._hold_armed:
             self._hold_armed = False
             self._held.set()

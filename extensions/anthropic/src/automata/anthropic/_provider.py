@@ -5,11 +5,19 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable
-from typing import Any, Final, Literal, Unpack
+from typing import Any, Final, Literal, TypeAlias, Unpack, cast
 
 import httpx2
 
-from anthropic import DEFAULT_TIMEOUT, AsyncAnthropic, DefaultAsyncHttpxClient
+from anthropic import (
+    DEFAULT_TIMEOUT,
+    AsyncAnthropic,
+    AsyncAnthropicBedrock,
+    AsyncAnthropicBedrockMantle,
+    AsyncAnthropicVertex,
+    DefaultAsyncHttpxClient,
+)
+from anthropic._streaming import SSEDecoder
 from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
@@ -27,24 +35,27 @@ from automata.core.providers import (
     ProviderError,
     SDKOptions,
     SDKProvider,
-    SSEStream,
     StreamAssembler,
-    encode_body,
+    client_event_stream,
     post_raw,
     raw_post_problem,
     read_reply,
 )
 
-__all__ = ["AnthropicProvider"]
+__all__ = ["AnthropicClient", "AnthropicProvider"]
+
+AnthropicClient: TypeAlias = (
+    AsyncAnthropic | AsyncAnthropicBedrock | AsyncAnthropicBedrockMantle | AsyncAnthropicVertex
+)
+"""The SDK's async client classes: `AsyncAnthropic` (and its subclasses: Foundry, AWS,
+Google Cloud) and the platform clients built beside it. All have `messages.create` and
+the base client's `post`, which is all the provider uses of them."""
 
 # The SDK refuses non-streaming calls it expects to run past ten minutes (roughly
 # this many output tokens); `complete` streams under the hood beyond it.
 _NON_STREAMING_MAX_TOKENS: Final = 21_333
 _PATH: Final = "/v1/messages"
 """Where `messages.create` posts (relative to the client's base URL)."""
-_NON_STREAMING_OPTIONS: Final = {"timeout": DEFAULT_TIMEOUT}
-"""What `messages.create` passes for a non-streaming call on a client left at the
-default timeout (the timeout it allows such a call: the same ten minutes)."""
 
 
 def fast_path_problem(client: AsyncAnthropic) -> str | None:
@@ -96,6 +107,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     model's limits and reported capabilities), with the same retries and errors. It is
     not an `Embedder`: Anthropic has no embeddings API.
 
+    Any client class of the SDK serves as `client` (`AsyncAnthropic`,
+    `AsyncAnthropicBedrock`, `AsyncAnthropicVertex`, `AsyncAnthropicFoundry`, ...): the
+    request goes out as that class's `messages.create` sends it.
+
     `fast_path` (default on) sends the request body it builds through the SDK
     client's `post` and reads the reply's JSON and server-sent events straight into
     blocks, skipping the SDK's parameter transformation and response models (the
@@ -116,7 +131,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         self,
         model: str,
         *,
-        client: AsyncAnthropic | None = None,
+        client: AnthropicClient | None = None,
         max_tokens: int = 4096,
         cache_prompt: bool = True,
         cache_conversation: bool = False,
@@ -128,7 +143,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
-        super().__init__(model, client=client, **options)
+        # The platform clients share AsyncAnthropic's request surface, not its class.
+        super().__init__(model, client=cast(AsyncAnthropic | None, client), **options)
         if fast_path:
             problem = fast_path_problem(self.client)
             if problem is not None:
@@ -199,30 +215,37 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         return max_tokens > _NON_STREAMING_MAX_TOKENS
 
     async def send(self, params: dict[str, Any]) -> Any:
-        """On the fast path, the HTTP response of posting `params` as the body (a
-        stream of its events' JSON when `params` stream); else `messages.create`'s reply."""
+        """On the fast path, the HTTP response of posting `params` through the client's
+        `post` as `messages.create` posts them (the body as JSON data, `extra_body` as
+        its extra JSON), so every client class (Bedrock's, Vertex's, ...) prepares the
+        request its own way; a stream of its events' JSON, read in the client's own
+        framing, when `params` stream. Else `messages.create`'s reply."""
         if not self.fast_path:
             return await self.client.messages.create(**params)
-        extra = params.get("extra_body")
-        body = {**params, **extra} if extra else params
-        if extra:
-            del body["extra_body"]
-        stream = bool(body.get("stream"))
-        options = (
-            _NON_STREAMING_OPTIONS
-            if not stream and self.client.timeout == DEFAULT_TIMEOUT
-            else None
-        )
+        stream = bool(params.get("stream"))
+        options: dict[str, Any] = {}
+        if not stream and self.client.timeout == DEFAULT_TIMEOUT:
+            options["timeout"] = DEFAULT_TIMEOUT
+        body = params
+        if "extra_body" in params:
+            body = dict(params)
+            options["extra_json"] = body.pop("extra_body")
         response = await post_raw(
             self.client,
             _PATH,
-            encode_body(body),
+            body,
             response_class=httpx2.Response,
             stream=stream,
             options=options,
         )
         if stream:
-            return SSEStream(response, stream_decoder(self.client, response), provider=PROVIDER)
+            return client_event_stream(
+                self.client,
+                response,
+                stream_decoder(self.client, response),
+                sse_decoder=SSEDecoder,
+                provider=PROVIDER,
+            )
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:

@@ -12,9 +12,8 @@ from automata.core.providers import (
     ModelResponse,
     ProviderError,
     SDKOptions,
-    SSEStream,
     StreamAssembler,
-    encode_body,
+    client_event_stream,
     post_raw,
     raw_post_problem,
     read_reply,
@@ -30,6 +29,7 @@ from automata.openai._wire import (
     response_from,
 )
 from openai import AsyncOpenAI
+from openai._streaming import SSEDecoder
 from openai.types.chat import ChatCompletion
 
 __all__ = ["OpenAIProvider"]
@@ -69,6 +69,10 @@ class OpenAIProvider(OpenAIServices):
     It is also a `ModelCatalog` (`list_models`, `get_model`: `GET /models`) and an
     `Embedder` (`embed`: `POST /embeddings` with `embedding_model` unless the call names
     a model, `embed_batch_size` texts a request), with the same retries and errors.
+
+    Any client class of the SDK serves as `client` (`AsyncOpenAI`, `AsyncAzureOpenAI`
+    with the deployment in the model name or as `azure_deployment`, `AsyncBedrockOpenAI`):
+    the request goes out as that class's `chat.completions.create` sends it.
 
     `fast_path` (default on) sends the request body it builds through the SDK
     client's `post` and reads the reply's JSON and server-sent events straight into
@@ -142,22 +146,30 @@ class OpenAIProvider(OpenAIServices):
         return streamed
 
     async def send(self, params: dict[str, Any]) -> Any:
-        """On the fast path, the HTTP response of posting `params` as the body (a
-        stream of its events' JSON when `params` stream); else the reply of
-        `chat.completions.create`."""
+        """On the fast path, the HTTP response of posting `params` through the client's
+        `post` as `chat.completions.create` posts them (the body as JSON data), so every
+        client class (Azure's deployment path and Entra tokens, Bedrock's, ...) prepares
+        the request its own way; a stream of its events' JSON, read in the client's own
+        framing, when `params` stream. Else the reply of `chat.completions.create`."""
         if not self.fast_path:
             return await self.client.chat.completions.create(**params)
         stream = bool(params.get("stream"))
         response = await post_raw(
             self.client,
             _PATH,
-            encode_body(params),
+            params,
             response_class=httpx2.Response,
             stream=stream,
             options=_OPTIONS,
         )
         if stream:
-            return SSEStream(response, stream_decoder(response), provider=PROVIDER)
+            return client_event_stream(
+                self.client,
+                response,
+                stream_decoder(response),
+                sse_decoder=SSEDecoder,
+                provider=PROVIDER,
+            )
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:

@@ -2,13 +2,16 @@
 without its parameter transformation or its response models.
 
 The official Anthropic and OpenAI SDKs share one base client, whose documented
-`client.post(path, cast_to=httpx.Response, ...)` makes a custom request with
-everything the client adds (base URL, auth and version headers, timeouts, an
-idempotency key, the SDK's error types for error statuses) and hands back the HTTP
-response itself. `post_raw` sends a body encoded here (`encode_body`) as its
-`content`, which the SDK sends as is; `reply_data` reads a reply's JSON as the SDK
-would. `raw_post_problem` checks that a client's `post` still takes what `post_raw`
-passes, so a provider can fall back to the SDK's own calls when it does not.
+`client.post(path, cast_to=httpx.Response, body=..., ...)` makes a custom request with
+everything the client adds and hands back the HTTP response itself. `post_raw` passes
+the request body there as the JSON object it is (the SDK's `body`, its `json_data`),
+so every client class prepares the request exactly as its own `create` would: its
+base URL, auth and version headers, timeouts, idempotency key and error types, and
+whatever its class adds on the way (Azure's deployment path, Bedrock's and Vertex's
+URLs built from the body's `model` and `stream`, request signing). `reply_data` reads
+a reply's JSON as the SDK would. `raw_post_problem` checks that a client's `post`
+still takes what `post_raw` passes, so a provider can fall back to the SDK's own
+calls when it does not.
 """
 
 from __future__ import annotations
@@ -16,15 +19,11 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from datetime import date
 from typing import Any, Final, Protocol, TypeVar
-
-from pydantic import BaseModel
 
 __all__ = [
     "RAW_POST_PARAMETERS",
     "RawResponse",
-    "encode_body",
     "post_raw",
     "raw_post_problem",
     "read_reply",
@@ -33,7 +32,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-RAW_POST_PARAMETERS: Final = ("cast_to", "content", "options", "stream")
+RAW_POST_PARAMETERS: Final = ("body", "cast_to", "options", "stream")
 """The keyword parameters of the SDK client's `post` that `post_raw` uses."""
 
 
@@ -48,30 +47,6 @@ class RawResponse(Protocol):
 
     @property
     def headers(self) -> Mapping[str, str]: ...
-
-
-def _plain(value: object) -> Any:
-    """What JSON cannot encode natively, as the SDKs' encoder sends it."""
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_unset=True, by_alias=True)
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, set | frozenset):
-        return list(value)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_ENCODER: Final = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain
-)
-
-
-def encode_body(body: Mapping[str, Any]) -> bytes:
-    """`body` as the UTF-8 JSON the SDKs send: compact, not ASCII-escaped, NaN and
-    infinities refused (`ValueError`), dates as ISO 8601, pydantic models dumped."""
-    return _ENCODER.encode(body).encode()
 
 
 def raw_post_problem(client: object) -> str | None:
@@ -93,20 +68,23 @@ def raw_post_problem(client: object) -> str | None:
 async def post_raw(
     client: Any,
     path: str,
-    body: bytes,
+    body: Mapping[str, Any],
     *,
     response_class: type[T],
     stream: bool,
     options: Mapping[str, Any] | None = None,
 ) -> T:
-    """POST `body` (encoded JSON) to `path` through the SDK `client`: the HTTP
-    response (opened for streaming when `stream`), or the SDK's `APIStatusError`
+    """POST `body` (a JSON object) to `path` through the SDK `client`, as its own
+    `create` posts it: the client's class prepares and sends the request (its URL
+    rewriting, body additions and signing included, see the module docstring). The
+    HTTP response (opened for streaming when `stream`), or the SDK's `APIStatusError`
     subclass for an error status and its connection errors, as its own calls raise
-    them. `options` are the SDK's request options (headers, timeout, ...)."""
+    them. `options` are the SDK's request options (headers, timeout, `extra_json`,
+    ...). The client copies `body` before changing anything in it."""
     response: T = await client.post(
         path,
         cast_to=response_class,
-        content=body,
+        body=body,
         options=dict(options or {}),
         stream=stream,
     )

@@ -69,11 +69,15 @@ options the vendor does not take), `completes_by_streaming` (default: never) and
 An SDK's parameter transformation and response models cost more client CPU than the
 rest of a call. A provider on a Stainless-generated SDK (Anthropic's, OpenAI's) can
 keep the SDK's client (auth, base URL, headers, timeouts, error types) and skip them:
-`send` posts `encode_body(params)` with `post_raw` (the SDK's documented
-`client.post(path, cast_to=httpx.Response, ...)`), `parse_response` reads the reply's
-JSON with `read_reply` (a reply of the wrong shape is read again through the SDK's
-models, so it fails exactly as on the SDK's path), and a stream is an `SSEStream`
-over the response, whose `decode` turns each event into what the assembler reads.
+`send` posts `params` with `post_raw` (the SDK's documented
+`client.post(path, cast_to=httpx.Response, body=...)`, so each client class, Azure's,
+Bedrock's or Vertex's included, prepares, rewrites and signs the request as its own
+`create` does), `parse_response` reads the reply's JSON with `read_reply` (a reply of
+the wrong shape is read again through the SDK's models, so it fails exactly as on the
+SDK's path), and a stream is `client_event_stream(client, response, decode, ...)`: an
+`SSEStream` over the response, or the client's own decoder when its class frames
+streams otherwise (Bedrock's AWS event stream), whose `decode` turns each event into
+what the assembler reads.
 `raw_post_problem(client)` says whether the client's `post` still takes what
 `post_raw` passes; when it does not, the provider keeps the SDK's own calls.
 
@@ -104,6 +108,7 @@ from automata.core._blocks import (
     ToolUseBlock,
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
+from automata.core._client_streams import ClientEventStream, client_event_stream
 from automata.core._content_coding import ContentDecoder
 from automata.core._deadline import TAIL_GRACE, Expired, Watch
 from automata.core._errors import (
@@ -126,7 +131,6 @@ from automata.core._provider import (
 from automata.core._raw import (
     RAW_POST_PARAMETERS,
     RawResponse,
-    encode_body,
     post_raw,
     raw_post_problem,
     read_reply,
@@ -161,6 +165,7 @@ __all__ = [
     "Block",
     "CallOptions",
     "Citation",
+    "ClientEventStream",
     "ContentDecoder",
     "Delta",
     "DocumentBlock",
@@ -201,7 +206,7 @@ __all__ = [
     "Usage",
     "cap_reply_size",
     "capability",
-    "encode_body",
+    "client_event_stream",
     "parse_retry_after",
     "post_raw",
     "raw_post_problem",
