@@ -25,7 +25,7 @@ from automata_browser_testing import (
 )
 from playwright.sync_api import BrowserContext, Page
 
-from automata.eval import Case, CaseResult, RunReport, Scorecard, write_html
+from automata.eval import Case, CaseResult, RunReport, Scorecard, TrialResult, write_html
 
 SCREENSHOTS_ENV = "AUTOMATA_DOCS_SCREENSHOTS"
 FAILING_CASE = "list-files (no <shell> & co)"
@@ -65,6 +65,25 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         run_id="empty", started_at="now", trials_per_case=3, cases=(idle,), scorecard=card
     )
     write_html(empty, root / "empty")
+    with serve_directory(root) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def unencodable_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site of a report whose task and output hold lone surrogates, served."""
+    root = tmp_path_factory.mktemp("unencodable")
+    card = Scorecard(
+        total=0.0, l1=0.0, l2=0.0, l3=0.0, compliance=0.0, tool_call_accuracy=0.0, pass_at_1=0.0
+    )
+    broken = CaseResult(
+        case=Case(name="broken", task="look up \ud800"),
+        trials=(TrialResult(case="broken", trial=0, passed=False, output="half \ud83d"),),
+    )
+    report = RunReport(
+        run_id="broken", started_at="now", trials_per_case=1, cases=(broken,), scorecard=card
+    )
+    write_html(report, root)
     with serve_directory(root) as url:
         yield url
 
@@ -125,6 +144,19 @@ def test_an_empty_report_loads_cleanly(page: Page, base_url: str) -> None:
     page.get_by_role("link", name="idle", exact=True).click()
     page.wait_for_url("**/empty/cases/idle.html")
     assert "ran no trials" in page.locator("main").inner_text()
+    watch.assert_clean()
+
+
+def test_lone_surrogates_render_as_visible_escapes(page: Page, unencodable_url: str) -> None:
+    """Text UTF-8 cannot encode (lone surrogates) shows as `\\udxxx` escapes."""
+    watch = PageWatch.attach(page)
+    page.goto(f"{unencodable_url}/index.html", wait_until="load")
+    page.get_by_role("link", name="broken", exact=True).click()
+    page.wait_for_url("**/cases/broken.html")
+    text = page.locator("main").inner_text()
+    assert "look up \\ud800" in text
+    assert "half \\ud83d" in text
+    assert "\ufffd" not in text
     watch.assert_clean()
 
 

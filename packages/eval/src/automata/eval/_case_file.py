@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
+from automata.eval._text import encodable
+
 __all__ = ["MAX_ALIAS_EXPANSION", "CaseFileError", "lone_surrogate", "read_document"]
 
 MAX_ALIAS_EXPANSION = 1_000_000
@@ -136,9 +138,7 @@ def lone_surrogate(value: object) -> str | None:
     while stack:
         item, at = stack.pop()
         if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
+            if not encodable(item):
                 return at or "(text)"
             continue
         if not isinstance(item, dict | list) or id(item) in seen:

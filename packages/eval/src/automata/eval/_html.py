@@ -5,7 +5,8 @@ section, plots of the score distribution and of per-case pass rates, a table of
 cases) and `cases/<slug>.html` (one page per case, with its trials). Pages carry
 their style inline and their plots as inline SVG; they hold no script and load
 nothing over the network, so the folder can be opened from disk, served, or kept as a
-CI artifact. Every string taken from the report is escaped.
+CI artifact. Every string taken from the report is escaped, and each lone surrogate
+in it (text UTF-8 cannot encode) is shown as its escape, `\\ud800`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from automata.eval._html_page import (
 )
 from automata.eval._html_plots import Bar, bar_plot, histogram
 from automata.eval._model import CaseResult, Reliability, RunReport, Scorecard
+from automata.eval._text import write_visible
 
 __all__ = ["case_slugs", "write_html"]
 
@@ -246,12 +248,13 @@ def write_html(report: RunReport, out_dir: Path) -> Path:
     """Write the report's site into `out_dir` (created if missing; files of an earlier
     site there are overwritten, others left alone) and return the path of its
     `index.html`. Case pages are `cases/<slug>.html`, one per case in report order,
-    with unique file-name-safe slugs (see `case_slugs`)."""
+    with unique file-name-safe slugs (see `case_slugs`). Pages are valid UTF-8, each
+    lone surrogate shown as `\\ud800`."""
     slugs = case_slugs([result.case.name for result in report.cases])
     cases_dir = out_dir / "cases"
     cases_dir.mkdir(parents=True, exist_ok=True)
     for result, slug in zip(report.cases, slugs, strict=True):
-        (cases_dir / f"{slug}.html").write_text(case_page(report, result), encoding="utf-8")
+        write_visible(cases_dir / f"{slug}.html", case_page(report, result))
     index = out_dir / "index.html"
-    index.write_text(_index(report, slugs), encoding="utf-8")
+    write_visible(index, _index(report, slugs))
     return index

@@ -36,11 +36,12 @@ def _case_facts(result: CaseResult) -> str:
     ]
     if case.tags:
         rows.append(("Tags", ", ".join(escape(tag) for tag in case.tags)))
-    expected = case.expect.model_dump(mode="json", exclude_defaults=True)
+    # Python mode: pydantic's JSON mode would turn a lone surrogate in a key into U+FFFD.
+    expected = case.expect.model_dump(mode="python", exclude_defaults=True)
     rows.append(
         (
             "Expect",
-            f"<pre>{escape(json.dumps(expected, ensure_ascii=False, indent=2))}</pre>"
+            f"<pre>{escape(json.dumps(expected, ensure_ascii=False, indent=2, default=str))}</pre>"
             if expected
             else '<span class="note">defaults (the run completes)</span>',
         )

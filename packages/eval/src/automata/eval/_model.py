@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from automata.eval._text import encodable
+
 __all__ = [
     "REPORT_FORMAT",
     "REPORT_VERSION",
@@ -104,7 +106,12 @@ class Case(_Frozen):
     `agent` names the factory that builds the agent under test; `tier` groups cases
     (`regression`, `capability`, `repair`, ...; the scorecard's repair rate comes from
     `repair` cases only); `smoke` puts the case in the quick set; `judge` lists the
-    dimensions an (opt-in) model grader scores."""
+    dimensions an (opt-in) model grader scores.
+
+    The name is the case's identifier (its page's file name, what selections and test
+    ids match): one that is blank or holds a lone surrogate (text UTF-8 cannot encode)
+    is refused with pydantic's `ValidationError`. Other text may hold lone surrogates;
+    reports write them as escapes (`\\ud800`)."""
 
     name: str
     task: str
@@ -121,6 +128,11 @@ class Case(_Frozen):
     def _name_is_set(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("a case needs a name")
+        if not encodable(value):
+            raise ValueError(
+                f"the name {value!r} holds a lone surrogate (text UTF-8 cannot encode); "
+                "a case name is an identifier"
+            )
         return value
 
 

@@ -53,7 +53,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalFile |
 
 
 class EvalCaseFailed(Exception):
-    """An eval case failed: the message lists each failed trial's failed grades."""
+    """An eval case failed: the message lists each failed trial's failed grades (each
+    lone surrogate in them shown as its escape, `\\ud800`, so pytest can print it)."""
 
 
 def _factories(config: pytest.Config) -> Mapping[str, Any]:
@@ -74,7 +75,9 @@ def _explain(result: CaseResult) -> str:
             lines.append(f"    {trial.failure}: {trial.error}")
         lines.extend(f"    {g.grader}: {g.detail}" for g in trial.grades if not g.passed)
         lines.extend(f"    | {line}" for line in trial.transcript_summary)
-    return "\n".join(lines)
+    from automata.eval._text import visible
+
+    return visible("\n".join(lines))
 
 
 class EvalFile(pytest.File):

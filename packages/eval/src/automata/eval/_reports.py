@@ -8,8 +8,10 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
 
 from automata.eval._model import REPORT_FORMAT, REPORT_VERSION, RunReport
+from automata.eval._text import write_visible
 
 __all__ = ["ReportFormatError", "export_failed", "load_report", "write_report"]
 
@@ -26,11 +28,17 @@ class ReportFormatError(ValueError):
 def write_report(report: RunReport, directory: str | Path) -> Path:
     """Write `report` to `<directory>/<run_id>.json` (the directory is created) and
     return the path. Every trial keeps its transcript summary, so each failed case's
-    summary is in the file."""
+    summary is in the file. The file is valid UTF-8 whatever text the run produced:
+    a lone surrogate is written as its JSON escape (`\\ud800`), which `load_report`
+    reads back as the same text."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{report.run_id}.json"
-    path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    # pydantic's own JSON writer refuses lone surrogates; the standard library's keeps
+    # them, and writing them visibly turns each into its JSON escape.
+    data = report.model_dump(mode="python")
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=to_jsonable_python)
+    write_visible(path, text + "\n")
     return path
 
 
@@ -94,10 +102,12 @@ def export_failed(report: RunReport, path: str | Path) -> Path:
     """Write the cases that failed in `report` to the YAML file `path` as draft cases
     (`cases:`, each tagged `draft`, with why it failed as comments at the top), ready
     for `load_cases` once reviewed; return the path. With no failed case, the file
-    holds an empty list."""
+    holds an empty list. A lone surrogate is written as its escape: `\\ud800` in the
+    comments, a YAML `"\\uD800"` escape in a case (which `load_cases` refuses, naming
+    the field, until it is fixed)."""
     file = Path(path)
     file.parent.mkdir(parents=True, exist_ok=True)
     header = [f"# Draft cases from the failed cases of run {report.run_id}.", *_why(report)]
     body = yaml.safe_dump({"cases": _draft(report)}, sort_keys=False, allow_unicode=True)
-    file.write_text("\n".join(header) + "\n" + body, encoding="utf-8")
+    write_visible(file, "\n".join(header) + "\n" + body)
     return file
