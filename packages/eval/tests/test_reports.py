@@ -173,3 +173,21 @@ def test_graduates_are_capability_cases_at_pass_hat_k_one_in_every_report() -> N
     assert graduates([]) == ()
     with pytest.raises(ValueError, match="k must be"):
         graduates(first, k=0)
+
+
+async def test_a_non_finite_figure_is_written_as_null_and_the_file_stays_strict_json(
+    tmp_path: Path,
+) -> None:
+    """E14: the file is strict JSON (no `NaN`), as pydantic writes a non-finite float."""
+    report = await evaluate(CASES, {"default": build}, trials=1, run_id="nan")
+    report = report.model_copy(
+        update={"judge_agreement": float("nan"), "repeat_totals": (1.0, float("inf"))}
+    )
+    text = write_report(report, tmp_path).read_text(encoding="utf-8")
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not strict JSON: {constant}")
+
+    data = json.loads(text, parse_constant=refuse)
+    assert data["judge_agreement"] is None
+    assert data["repeat_totals"] == [1.0, None]

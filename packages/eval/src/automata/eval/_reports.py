@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,18 @@ class ReportFormatError(ValueError):
         self.path = path
 
 
+def _finite(value: Any) -> Any:
+    """`value` with every NaN or infinite float written as `None`, as pydantic's JSON
+    writes them (the file stays strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
 def write_report(report: RunReport, directory: str | Path) -> Path:
     """Write `report` to `<directory>/<run_id>.json` (the directory is created) and
     return the path. Every trial keeps its transcript summary, so each failed case's
@@ -36,8 +49,10 @@ def write_report(report: RunReport, directory: str | Path) -> Path:
     path = folder / f"{report.run_id}.json"
     # pydantic's own JSON writer refuses lone surrogates; the standard library's keeps
     # them, and writing them visibly turns each into its JSON escape.
-    data = report.model_dump(mode="python")
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=to_jsonable_python)
+    data = _finite(report.model_dump(mode="python"))
+    text = json.dumps(
+        data, indent=2, ensure_ascii=False, allow_nan=False, default=to_jsonable_python
+    )
     write_visible(path, text + "\n")
     return path
 
