@@ -99,6 +99,20 @@ async def test_a_batch_is_refused_per_request_and_a_bad_id_or_bad_json_is_answer
         assert reply.stop_reason == "end_turn"
 
 
+async def test_a_line_nested_too_deeply_to_decode_is_a_parse_error_and_serving_goes_on() -> None:
+    """A13"""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    async with serving("editor_agents:agent") as (conn, editor):
+        await editor.write_raw(deep + b"\n")
+        await editor.wait_until(lambda: bool(_errors_for(editor, None)))
+        [error] = _errors_for(editor, None)
+        assert error["code"] == -32700
+        assert "nested too deeply" in error["data"]["reason"]
+        session = (await conn.new_session(cwd="/tmp")).session_id
+        reply = await conn.prompt(session_id=session, prompt=[text_block("hello")])
+        assert reply.stop_reason == "end_turn"
+
+
 async def test_past_max_sessions_the_least_recently_used_idle_session_is_dropped() -> None:
     """A14"""
     async with serving("editor_agents:agent", "--max-sessions", "2") as (conn, _editor):

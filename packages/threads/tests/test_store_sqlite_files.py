@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -166,3 +167,29 @@ async def test_an_intact_older_file_in_rollback_mode_is_still_migrated(tmp_path:
     with contextlib.closing(sqlite3.connect(path)) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_a_refused_file_with_commits_in_its_log_keeps_file_and_log_as_they_were(
+    tmp_path: Path,
+) -> None:
+    """A store file copied with its write-ahead log still holding commits (here, a
+    table no threads schema has): refused, neither the file nor the log is changed
+    (closing a read-write connection would checkpoint the log into the file and
+    delete it)."""
+    live = tmp_path / "live.db"
+    store = SQLiteStore(live)
+    await store.open()
+    path = tmp_path / "threads.db"
+    log = path.with_name(path.name + "-wal")
+    try:
+        await store.create_thread("t0", [NewRecord("note", "x" * 900) for _ in range(8)])
+        with contextlib.closing(sqlite3.connect(live, isolation_level=None)) as db:
+            db.execute("CREATE TABLE added (x)")
+        shutil.copyfile(live, path)
+        shutil.copyfile(live.with_name(live.name + "-wal"), log)
+    finally:
+        await store.close()
+    before = (_digest(path), _digest(log))
+    with pytest.raises(SchemaError, match="tables do not match"):
+        await SQLiteStore(path).open()
+    assert (_digest(path), _digest(log)) == before

@@ -56,11 +56,16 @@ def screen(line: bytes) -> tuple[Message | None, list[Message]]:
     object is an invalid request (a batch: one error for each request in it that has
     an id, else one for the batch); so are an object whose id is not a string, number
     or null, a non-string method, and an object that is neither a request, a
-    notification nor a response. Errors without a usable id carry id null."""
+    notification nor a response. Errors without a usable id carry id null. A line
+    nested too deeply to decode (past the interpreter's recursion limit) is a parse
+    error too."""
     try:
         value = json.loads(line)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         return None, [_error(None, RequestError.parse_error({"reason": str(exc)}))]
+    except RecursionError:
+        reason = "the line is nested too deeply to decode"
+        return None, [_error(None, RequestError.parse_error({"reason": reason}))]
     if isinstance(value, dict):
         refusal = _screen_object(value)
         return (value, []) if refusal is None else (None, [refusal])

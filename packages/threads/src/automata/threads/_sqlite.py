@@ -202,11 +202,11 @@ class SQLiteStore(ThreadStore):
             self._adopt_empty(path)
         elif found == "missing":
             files.create(path)
+        self._check_read_only(path)  # before anything is written
         db = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
         self._connection = db
         db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-        state = schema.inspect(db, path)
-        schema.check_tables(db, path, state.version)  # before anything is written
+        state = schema.inspect(db, path, check=False)
         if state.fresh:
             db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         db.execute("PRAGMA journal_mode = WAL")
@@ -217,6 +217,19 @@ class SQLiteStore(ThreadStore):
         if progress is not None:
             progress("verifying")
         schema.verify(db, path)
+
+    def _check_read_only(self, path: Path) -> None:
+        """Recognise the file and check its pages and tables (`schema.inspect`,
+        `schema.check_tables`) on a read-only connection, so a file refused here is left
+        as it was: closing the last read-write connection of a file in WAL mode would
+        checkpoint its write-ahead log into it and delete the log. Raises
+        `SchemaError`."""
+        uri = f"{path.as_uri()}?mode=ro"
+        probe = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None)
+        with contextlib.closing(probe):
+            probe.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            state = schema.inspect(probe, path)
+            schema.check_tables(probe, path, state.version)
 
     def _adopt_empty(self, path: Path) -> None:
         """Make the empty file at `path` a new store, under the exclusive lock so no
