@@ -109,6 +109,25 @@ async def test_an_empty_file_becomes_a_new_store_only_when_asked(tmp_path: Path)
         await reopened.close()
 
 
+async def test_an_empty_sqlite_database_is_refused_untouched_and_adopted_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    """A file `sqlite3 path VACUUM` leaves (a database with no tables, application id
+    0) is as empty as a file of no bytes: refused, or made a store with `adopt_empty`."""
+    path = tmp_path / "threads.db"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("VACUUM")
+    assert path.stat().st_size > 0
+    await _refused(path, "empty SQLite database")
+    store = SQLiteStore(path, adopt_empty=True)
+    await store.open()
+    try:
+        await store.create_thread("t", [NewRecord("note", "kept")])
+        assert [record.data for record in await store.read("t")] == ["kept"]
+    finally:
+        await store.close()
+
+
 async def test_adopting_an_empty_file_never_touches_a_store_with_data(tmp_path: Path) -> None:
     path = tmp_path / "threads.db"
     await _filled(path)

@@ -102,9 +102,9 @@ def resolve(path: str | os.PathLike[str]) -> Path:
 
 class SQLiteStore(ThreadStore):
     """A `ThreadStore` in one SQLite file at `path` (its directory must exist). `open`
-    creates the store only where no file exists; an existing empty file is refused
-    with `SchemaError` unless `adopt_empty` (a file made empty on purpose, e.g. by
-    `tempfile.mkstemp`). Several processes may open the same file; writes serialize
+    creates the store only where no file exists; an existing empty file (no bytes, or
+    a SQLite database with nothing in it) is refused with `SchemaError` unless
+    `adopt_empty` (a file made empty on purpose, e.g. by `tempfile.mkstemp`). Several processes may open the same file; writes serialize
     on SQLite's lock, waiting up to `busy_timeout` seconds for it.
 
     Use from one event loop. The clock is the machine's wall clock."""
@@ -202,7 +202,8 @@ class SQLiteStore(ThreadStore):
             self._adopt_empty(path)
         elif found == "missing":
             files.create(path)
-        self._check_read_only(path)  # before anything is written
+        if self._check_read_only(path).fresh and not self.adopt_empty:
+            raise files.refuse_empty(path, database=True)
         db = sqlite3.connect(path, timeout=self.busy_timeout, isolation_level=None)
         self._connection = db
         db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
@@ -218,7 +219,7 @@ class SQLiteStore(ThreadStore):
             progress("verifying")
         schema.verify(db, path)
 
-    def _check_read_only(self, path: Path) -> None:
+    def _check_read_only(self, path: Path) -> schema.FileState:
         """Recognise the file and check its pages and tables (`schema.inspect`,
         `schema.check_tables`) on a read-only connection, so a file refused here is left
         as it was: closing the last read-write connection of a file in WAL mode would
@@ -230,6 +231,7 @@ class SQLiteStore(ThreadStore):
             probe.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             state = schema.inspect(probe, path)
             schema.check_tables(probe, path, state.version)
+        return state
 
     def _adopt_empty(self, path: Path) -> None:
         """Make the empty file at `path` a new store, under the exclusive lock so no

@@ -76,10 +76,13 @@ def examine(path: Path) -> FileFound:
     return "database"
 
 
-def refuse_empty(path: Path) -> SchemaError:
-    """The error for an existing empty file nobody asked to become a store."""
+def refuse_empty(path: Path, *, database: bool = False) -> SchemaError:
+    """The error for an existing empty file nobody asked to become a store: a file of
+    no bytes, or (`database`) a SQLite database that holds nothing at all, such as one
+    `sqlite3 path VACUUM` leaves."""
+    what = "an empty SQLite database" if database else "an empty file"
     return SchemaError(
-        f"{path} is an empty file, not a threads store; refusing to treat it as a new one "
+        f"{path} is {what}, not a threads store; refusing to treat it as a new one "
         "(a store file emptied by accident would be recreated empty). Remove it, or open "
         "with adopt_empty=True to make it a new store"
     )
