@@ -104,8 +104,9 @@ class SQLiteStore(ThreadStore):
     """A `ThreadStore` in one SQLite file at `path` (its directory must exist). `open`
     creates the store only where no file exists; an existing empty file (no bytes, or
     a SQLite database with nothing in it) is refused with `SchemaError` unless
-    `adopt_empty` (a file made empty on purpose, e.g. by `tempfile.mkstemp`). Several processes may open the same file; writes serialize
-    on SQLite's lock, waiting up to `busy_timeout` seconds for it.
+    `adopt_empty` (a file made empty on purpose, e.g. by `tempfile.mkstemp`). Several
+    processes may open the same file; writes serialize on SQLite's lock, waiting up to
+    `busy_timeout` seconds for it.
 
     Use from one event loop. The clock is the machine's wall clock."""
 
