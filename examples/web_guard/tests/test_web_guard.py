@@ -114,6 +114,27 @@ async def test_a_post_from_another_origin_is_refused_and_changes_nothing() -> No
     assert recorder.notes == []
 
 
+async def test_a_request_repeating_a_header_the_guard_checks_is_refused() -> None:
+    """No check reads one copy of Origin, Sec-Fetch-Site or Content-Type while the
+    app reads another: own origin first and another site's second is refused."""
+    recorder = Recorder()
+    async with serving(recorder.app) as client:
+        own = str(client.base_url).rstrip("/")
+        body = b'{"request_key": "k"}'
+        repeated = {
+            "origin": [("origin", own), ("origin", "http://evil.example")],
+            "sec-fetch-site": [("sec-fetch-site", "same-origin"), ("sec-fetch-site", "cross-site")],
+        }
+        for name, pairs in repeated.items():
+            headers = [("content-type", "application/json"), *pairs]
+            response = await client.post("/notes", content=body, headers=headers)
+            assert name in refused(response, 403, "CrossOriginRefused")
+        headers = [("content-type", "application/json"), ("content-type", "text/plain")]
+        response = await client.post("/notes", content=body, headers=headers)
+        assert "content-type" in refused(response, 415, "UnsupportedMediaType")
+    assert recorder.notes == []
+
+
 async def test_a_post_from_the_servers_own_origin_or_an_allowed_one_is_taken() -> None:
     recorder = Recorder(GuardPolicy(origins=frozenset({"https://app.example"})))
     async with serving(recorder.app) as client:

@@ -91,19 +91,19 @@ class WebGuard:
         if method not in _SAFE_METHODS or scope["path"] in self.policy.guarded_paths:
             self._check_origin(headers, host)
         if method in ("POST", "PUT", "PATCH", "DELETE"):
-            _check_json(headers.get("content-type", ""))
+            _check_json(_single(headers, "content-type", UnsupportedMediaType) or "")
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > self.policy.max_body_bytes:
             raise _too_large(self.policy.max_body_bytes)
 
     def _check_origin(self, headers: Headers, host: str) -> None:
-        origin = headers.get("origin")
+        origin = _single(headers, "origin", CrossOriginRefused)
         if origin is not None:
             own = origin.lower().partition("://")[2] == host.lower()
             if not own and origin.lower() not in self.policy.origins:
                 raise CrossOriginRefused(f"requests from the origin {origin!r} are refused")
             return
-        site = headers.get("sec-fetch-site")
+        site = _single(headers, "sec-fetch-site", CrossOriginRefused)
         if site is not None and site not in _SAME_ORIGIN_FETCHES:
             raise CrossOriginRefused(f"requests from a {site} page are refused")
 
@@ -121,6 +121,15 @@ class WebGuard:
             return message
 
         return receive_bounded
+
+
+def _single(headers: Headers, name: str, refused: type[RequestRefused]) -> str | None:
+    """The value of the header `name` (None when absent); a request that repeats it is
+    refused with `refused`, so no check reads one copy while the app reads another."""
+    values = headers.getlist(name)
+    if len(values) > 1:
+        raise refused(f"a request with {len(values)} {name} headers is refused")
+    return values[0] if values else None
 
 
 def _check_json(content_type: str) -> None:
