@@ -59,8 +59,10 @@ deadlines and retries as `complete`.
 Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
 `client.with_options`, with the SDK's retries off), `stream_params` (default: adds
 `stream=True`), `call_params` (default: `request_params`; override to warn about
-options the vendor does not take), `completes_by_streaming` (default: never) and
-`has_credentials` (default: `api_key` or the `api_key_env` variable is set).
+options the vendor does not take), `completes_by_streaming` (default: never),
+`has_credentials` (default: `api_key` or the `api_key_env` variable is set) and
+`answer_for_error` (default: none; a vendor error that is in fact the model's own
+malformed turn, such as Groq's `tool_use_failed`, as the reply the loop corrects).
 
 ## Skipping the SDK's models (the fast path)
 
@@ -208,6 +210,15 @@ __all__ = [
 
 ClientT = TypeVar("ClientT", bound=SDKClient)
 T = TypeVar("T")
+
+
+class _Answered(Exception):
+    """Raised inside a stream's first attempt when `answer_for_error` turned the
+    vendor's error into a reply (never retried: it is an answer)."""
+
+    def __init__(self, response: ModelResponse) -> None:
+        super().__init__("answered")
+        self.response = response
 
 
 @dataclass(slots=True)
@@ -377,6 +388,14 @@ class SDKProvider(ABC, Generic[ClientT]):
         non-streaming calls). Default: never."""
         return False
 
+    def answer_for_error(self, error: Exception, request: ModelRequest) -> ModelResponse | None:
+        """The reply to stand for `error` (the SDK's own exception, raised before any
+        delta) when the vendor refused what the model wrote rather than the request,
+        such as a tool call it could not parse: a turn whose `ToolUseBlock` carries
+        `input_error`, which the loop answers `invalid args: ...` so the model corrects
+        it within the run's `max_steps`. None (the default): `error` is an error."""
+        return None
+
     def has_credentials(self, api_key: str | None) -> bool:
         """Whether a client built now would have a key: `api_key`, or the
         `api_key_env` environment variable, set and not empty."""
@@ -503,7 +522,14 @@ class SDKProvider(ABC, Generic[ClientT]):
             return await self._complete_by_streaming(request)
 
         async def once() -> ModelResponse:
-            return self.parse_response(await self.send(params))
+            try:
+                raw = await self.send(params)
+            except Exception as error:
+                answer = self.answer_for_error(error, request)
+                if answer is None:
+                    raise
+                return answer
+            return self.parse_response(raw)
 
         return await self._attempts(once, request.options)
 
@@ -553,15 +579,17 @@ class SDKProvider(ABC, Generic[ClientT]):
             retryable=retryable,
         )
 
-    async def _open(self, params: dict[str, Any], options: CallOptions) -> _Opened:
+    async def _open(self, params: dict[str, Any], request: ModelRequest) -> _Opened:
         """Start a stream and read it up to its first deltas (or its end); failures
-        here are still retryable because nothing has been handed on."""
-        watch = self._watch(options, streaming=True)
+        here are still retryable because nothing has been handed on. A failure that
+        `answer_for_error` turns into a reply raises `_Answered`."""
+        watch = self._watch(request.options, streaming=True)
         try:
             stream: SDKStream = await watch.read(lambda: self.send(params))
         except BaseException as error:
             watch.close()
             if isinstance(error, Exception):
+                self._raise_answer(error, request)
                 raise self.map_error(error) from error
             raise
         assembler = self.new_assembler()
@@ -586,8 +614,14 @@ class SDKProvider(ABC, Generic[ClientT]):
             watch.close()
             await stream.close()
             if isinstance(error, Exception):
+                self._raise_answer(error, request)
                 raise self.map_error(error) from error
             raise
+
+    def _raise_answer(self, error: Exception, request: ModelRequest) -> None:
+        answer = self.answer_for_error(error, request)
+        if answer is not None:
+            raise _Answered(answer) from error
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
         """Deltas as they arrive, then one `ModelResponse`.
@@ -597,10 +631,13 @@ class SDKProvider(ABC, Generic[ClientT]):
         the call's deadline or idle limit then (`ProviderTimeoutError`).
         """
         params = self.stream_params(self.call_params(request))
-        options = request.options
-        opened = await retry(
-            lambda: self._open(params, options), self.retry_policy, sleep=self._sleep
-        )
+        try:
+            opened = await retry(
+                lambda: self._open(params, request), self.retry_policy, sleep=self._sleep
+            )
+        except _Answered as answered:
+            yield answered.response
+            return
         stream, assembler, watch = opened.stream, opened.assembler, opened.watch
         feed = assembler.feed
         begin, end = watch.begin, watch.end
