@@ -22,6 +22,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._call_ids import unique_call_ids, wire_call_ids
 from automata.core._deps import RunContext
 from automata.core._errors import (
     CompletionError,
@@ -400,6 +401,7 @@ class RunLoop:
                 options=settings.options,
                 output_schema=settings.output_schema,
             )
+        request = wire_call_ids(request)  # the server's own ids back (L93)
         self.state.steps += 1
         provider = settings.provider
         tracing = settings.tracing
@@ -425,6 +427,7 @@ class RunLoop:
             failure = ProviderError(f"provider failed: {error_text(exc)}")
             failure.result = self.result()
             raise failure from exc
+        response = unique_call_ids(response, self.transcript)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "model turn %d ended: %s",
