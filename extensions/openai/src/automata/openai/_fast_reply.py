@@ -17,7 +17,6 @@ from typing import Any, Final
 
 import httpx2
 
-import openai
 from automata.core.providers import (
     SKIP,
     Delta,
@@ -29,6 +28,7 @@ from automata.core.providers import (
     ToolCallDelta,
     Usage,
 )
+from automata.openai._errors import StreamErrorEvent
 from automata.openai._reply import (
     PROVIDER,
     StreamAccumulator,
@@ -146,7 +146,8 @@ def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any
     """The `SSEStream` decoder for a Chat Completions stream, as the SDK's stream reads
     it: each event's data is a chunk's JSON (an event named `thread.*` is wrapped as
     the SDK wraps it, in an object without choices); `[DONE]` ends the stream (what
-    follows is skipped); a chunk carrying `error` raises the SDK's `APIError` for it."""
+    follows is skipped); a chunk carrying `error` raises the SDK's `APIError` for it
+    (a `StreamErrorEvent`, keeping the usage the chunk carried)."""
     done = False
 
     def decode(event: str | None, data: str) -> Any:
@@ -166,7 +167,8 @@ def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any
             message = error.get("message") if isinstance(error, dict) else None
             if not message or not isinstance(message, str):
                 message = "An error occurred during streaming"
-            raise openai.APIError(message=message, request=response.request, body=error)
+            usage = usage_from_json(chunk.get("usage"))
+            raise StreamErrorEvent(message, response.request, body=error, usage=usage)
         return chunk
 
     return decode

@@ -13,18 +13,20 @@ and every type a provider reads or returns.
   up to its first delta inside the retry, so a stream that fails before producing
   content (an error event, a dropped connection, a body that ends early) is retried
   too. Once a delta has been handed on, nothing is retried.
-- **Error mapping.** Every failure of a call (the SDK's errors, the HTTP client's,
-  a reply that cannot be parsed) becomes a `ProviderError` chained to the original:
-  the vendor's own errors through `vendor_error`, anything else as
-  `"<provider>: <Type>: <message>"`, never retryable. A failure after content was
-  handed on is never retryable, whatever its status (the agent loop reports it as
-  `IncompleteResponseError`). A failure after the reply is whole (its end marker
-  seen) only loses the tail of the body and is ignored. A body that ends before its
-  end marker is an error: retryable before the first delta, final after it. A reply
-  whose body decodes past `max_reply_bytes` (default `DEFAULT_MAX_REPLY_BYTES`; None:
-  no cap) raises `ReplyTooLargeError`, on both paths, for the clients the provider
-  builds (`http_client_class`, through `cap_reply_size`); a passed-in client keeps its
-  own HTTP client (build that with `cap_reply_size` to cap it too).
+- **Error mapping.** Every failure of a call (the SDK's errors, the HTTP client's, a
+  reply that cannot be parsed) becomes a `ProviderError` chained to the original: the
+  vendor's own errors through `vendor_error`, anything else as `"<provider>: <Type>:
+  <message>"`, never retryable. A failure after content was handed on is never
+  retryable, whatever its status (the agent loop reports it as
+  `IncompleteResponseError`). A failure after the reply is whole (its end marker seen)
+  only loses the tail of the body and is ignored, unless the server reported it in the
+  stream (`reported_in_stream`: it said the call failed), which is raised. A body that
+  ends before its end marker is an error: retryable before the first delta, final after
+  it. A reply whose body decodes past `max_reply_bytes` (default
+  `DEFAULT_MAX_REPLY_BYTES`; None: no cap) raises `ReplyTooLargeError`, on both paths,
+  for the clients the provider builds (`http_client_class`, through `cap_reply_size`); a
+  passed-in client keeps its own HTTP client (build that with `cap_reply_size` to cap it
+  too).
   Cancellation always propagates as `asyncio.CancelledError` and closes the response.
 - **Deadlines.** Each attempt of a call ends within `call_timeout` seconds (default
   `DEFAULT_CALL_TIMEOUT`), keepalives or not, and a stream that sends no event for
@@ -60,9 +62,11 @@ Optional hooks: `new_client` and `adopt_client` (default: through `client_class`
 `client.with_options`, with the SDK's retries off), `stream_params` (default: adds
 `stream=True`), `call_params` (default: `request_params`; override to warn about
 options the vendor does not take), `completes_by_streaming` (default: never),
-`has_credentials` (default: `api_key` or the `api_key_env` variable is set) and
-`answer_for_error` (default: none; a vendor error that is in fact the model's own
-malformed turn, such as Groq's `tool_use_failed`, as the reply the loop corrects).
+`has_credentials` (default: `api_key` or the `api_key_env` variable is set),
+`reported_in_stream` (default: none; an error event the server sends after the end
+marker, raised rather than ignored) and `answer_for_error` (default: none; a vendor
+error that is in fact the model's own malformed turn, such as Groq's
+`tool_use_failed`, as the reply the loop corrects).
 
 ## Skipping the SDK's models (the fast path)
 
@@ -396,6 +400,13 @@ class SDKProvider(ABC, Generic[ClientT]):
         it within the run's `max_steps`. None (the default): `error` is an error."""
         return None
 
+    def reported_in_stream(self, error: Exception) -> bool:
+        """Whether `error` (the SDK's own) is an error the server sent inside the
+        stream, which is raised even after the reply's end marker (the server said the
+        call failed); any other failure there only loses the tail and is ignored.
+        Default: none is."""
+        return False
+
     def has_credentials(self, api_key: str | None) -> bool:
         """Whether a client built now would have a key: `api_key`, or the
         `api_key_env` environment variable, set and not empty."""
@@ -478,6 +489,7 @@ class SDKProvider(ABC, Generic[ClientT]):
                 provider=mapped.provider,
                 status=mapped.status,
                 retry_after=mapped.retry_after,
+                usage=mapped.usage,
             )
         return mapped
 
@@ -601,8 +613,9 @@ class SDKProvider(ABC, Generic[ClientT]):
                     if not assembler.finished:
                         raise self._ended_early(retryable=True) from None
                     return _Opened(stream, assembler, (), ended=True, watch=watch)
-                except Exception:
-                    if assembler.finished:  # the reply is whole; only the tail is lost
+                except Exception as error:
+                    if assembler.finished and not self.reported_in_stream(error):
+                        # the reply is whole; only the tail is lost
                         return _Opened(stream, assembler, (), ended=True, watch=watch)
                     raise
                 deltas = assembler.feed(event)
@@ -671,7 +684,7 @@ class SDKProvider(ABC, Generic[ClientT]):
                 except StopAsyncIteration:
                     break
                 except Exception as error:
-                    if assembler.finished:
+                    if assembler.finished and not self.reported_in_stream(error):
                         break  # the reply is whole; only the tail of the body is lost
                     raise self.map_error(error, after_content=True) from error
                 for delta in deltas:
