@@ -447,6 +447,41 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
     }
 
 
+async def test_openrouter_whole_reply_details_sharing_an_index_are_kept_apart(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """A whole reply's `reasoning_details` are whole entries: a summary and an
+    encrypted entry both at `index` 0 stay two entries, sent back as received."""
+    details = [
+        {
+            "type": "reasoning.summary",
+            "summary": "Adding two and two.",
+            "id": None,
+            "format": "openai-responses-v1",
+            "index": 0,
+        },
+        {
+            "type": "reasoning.encrypted",
+            "data": "gAAAAB-sealed",
+            "id": "rs_1",
+            "format": "openai-responses-v1",
+            "index": 0,
+        },
+    ]
+    body = replies.completion(
+        "4", extra={"reasoning": "Adding two and two.", "reasoning_details": details}
+    )
+    server.enqueue(replies.reply(body), replies.reply(replies.completion("Yes.")))
+    provider = make_provider()
+    question = Message.user("What is 2+2?")
+    reply = await provider.complete(ModelRequest(messages=(question,)))
+    thinking = reply.message.content[0]
+    assert isinstance(thinking, ThinkingBlock)
+    assert thinking.extra == {"openai": {"field": "reasoning", "reasoning_details": details}}
+    await provider.complete(ModelRequest(messages=(question, reply.message, Message.user("?"))))
+    assert server.received[1].body["messages"][1]["reasoning_details"] == details
+
+
 async def test_kept_vendor_fields_survive_a_saved_transcript(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:

@@ -10,7 +10,8 @@ must carry back in the blocks' `extra["openai"]`:
   not be read (`input_error` is set then);
 - on a `ThinkingBlock`: `"field"`, the message field the reasoning came in
   (`reasoning_content` or `reasoning`); `"reasoning_details"`, OpenRouter's signed
-  reasoning entries;
+  reasoning entries (a whole message's as sent, each apart; a stream's fragments
+  joined per `index`);
 - on the reply's first block: `"message"`, the message's own vendor fields (Gemini's
   `extra_content` and `thought_signature`).
 
@@ -272,9 +273,18 @@ class _Reply:
                 break
         details = extra.get("reasoning_details")
         if isinstance(details, list):
-            for position, entry in enumerate(details):
-                if isinstance(entry, Mapping):
-                    self._detail(position, entry)
+            if out is None:
+                # A whole message's entries are whole: each is kept apart, as sent,
+                # even when several share an `index` (OpenRouter: a summary and an
+                # encrypted entry both at 0).
+                start = len(self.details)
+                for position, entry in enumerate(details):
+                    if isinstance(entry, Mapping):
+                        self.details[start + position] = dict(entry)
+            else:
+                for position, entry in enumerate(details):
+                    if isinstance(entry, Mapping):
+                        self._detail(position, entry)
         for name in _MESSAGE_FIELDS:
             if name in extra:
                 self.message_fields[name] = extra[name]
