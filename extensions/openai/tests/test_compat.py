@@ -396,7 +396,11 @@ async def test_deepseek_reasoning_is_thinking_sent_back_as_the_server_accepted(
         assert normalized(sent.body) == normalized(recorded.request)
     assert final.message.text.startswith("\U0001f389 **Congratulations, Anne!**")
     assert final.usage == Usage(
-        input_tokens=80, output_tokens=61, cache_read_tokens=896, reasoning_tokens=25
+        input_tokens=80,
+        output_tokens=61,
+        cache_read_tokens=896,
+        reasoning_tokens=25,
+        extra={"openai": {"prompt_cache_hit_tokens": 896, "prompt_cache_miss_tokens": 80}},
     )
 
 
@@ -436,7 +440,18 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
         ),
         TextBlock(text="2 + 2 = 4"),
     )
-    assert reply.usage == Usage(input_tokens=43, output_tokens=36, reasoning_tokens=13)
+    cost = {
+        "cost": 0.000669,
+        "is_byok": False,
+        "cost_details": {
+            "upstream_inference_cost": None,
+            "upstream_inference_prompt_cost": 0.000129,
+            "upstream_inference_completions_cost": 0.00054,
+        },
+    }
+    assert reply.usage == Usage(
+        input_tokens=43, output_tokens=36, reasoning_tokens=13, extra={"openai": cost}
+    )
     server.enqueue(replies.reply(replies.completion("Yes.")))
     follow_up = ModelRequest(messages=(question, reply.message, Message.user("Sure?")))
     await provider.complete(follow_up)

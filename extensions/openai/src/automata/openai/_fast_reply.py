@@ -31,6 +31,7 @@ from automata.core.providers import (
 from automata.openai._errors import StreamErrorEvent
 from automata.openai._reply import (
     PROVIDER,
+    USAGE_FIELDS,
     StreamAccumulator,
     _Call,
     _content,
@@ -41,6 +42,7 @@ from automata.openai._reply import (
     map_finish_reason,
     new_call_id,
     show,
+    usage_extra,
 )
 
 __all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
@@ -54,7 +56,8 @@ _DELTA_FIELDS: Final = frozenset({"content", "function_call", "refusal", "role",
 def usage_from_json(raw: object) -> Usage | None:
     """Core usage from a `usage` object, as `_reply.usage_from` reads the SDK's:
     cached and cache-written tokens taken out of `input_tokens`, the reasoning part of
-    `completion_tokens` as `reasoning_tokens`; None when it is not an object."""
+    `completion_tokens` as `reasoning_tokens`, other fields in `extra["openai"]`; None
+    when it is not an object."""
     if type(raw) is not dict:
         return None
     details = raw.get("prompt_tokens_details")
@@ -65,12 +68,18 @@ def usage_from_json(raw: object) -> Usage | None:
         cached = written = 0
     prompt = _count(raw.get("prompt_tokens"))
     output = raw.get("completion_tokens_details")
+    kept = (
+        None
+        if raw.keys() <= USAGE_FIELDS
+        else {k: v for k, v in raw.items() if k not in USAGE_FIELDS}
+    )
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
         output_tokens=_count(raw.get("completion_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=_count(output.get("reasoning_tokens")) if type(output) is dict else 0,
+        extra=usage_extra(kept),
     )
 
 

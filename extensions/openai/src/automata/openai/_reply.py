@@ -126,11 +126,29 @@ def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     return {}, f"arguments are not a JSON object: {clip(arguments)}"
 
 
+USAGE_FIELDS: Final = frozenset(
+    {
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "prompt_tokens_details",
+        "completion_tokens_details",
+    }
+)
+"""The fields of a Chat Completions `usage` the SDK models; any other (OpenRouter's
+`cost`, `cost_details`, `is_byok`) is kept in `Usage.extra["openai"]`."""
+
+
+def usage_extra(fields: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`Usage.extra` for a usage's vendor fields (`{}` when there are none)."""
+    return {PROVIDER: dict(fields)} if fields else {}
+
+
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
     cache-written tokens, so those are taken out of `input_tokens`; the reasoning part
-    of `completion_tokens` is `reasoning_tokens`. Counts that are not integers read
-    as 0."""
+    of `completion_tokens` is `reasoning_tokens`; fields the SDK does not model are
+    kept in `extra["openai"]`. Counts that are not integers read as 0."""
     if raw is None or isinstance(raw, str | int | float | list | dict):
         return None
     details = getattr(raw, "prompt_tokens_details", None)
@@ -143,6 +161,7 @@ def usage_from(raw: Any) -> Usage | None:
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
+        extra=usage_extra(getattr(raw, "__pydantic_extra__", None)),
     )
 
 
