@@ -31,19 +31,17 @@ from automata.core.providers import (
 from automata.openai._errors import StreamErrorEvent
 from automata.openai._reply import (
     PROVIDER,
-    USAGE_FIELDS,
     StreamAccumulator,
     _Call,
     _content,
-    _count,
     _Reply,
     _text,
     malformed,
     map_finish_reason,
     new_call_id,
     show,
-    usage_extra,
 )
+from automata.openai._usage import USAGE_FIELDS, _count, usage_extra
 
 __all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
 

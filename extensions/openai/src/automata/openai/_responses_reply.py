@@ -53,9 +53,9 @@ from automata.openai._reply import (
     clip,
     malformed,
     read_arguments,
-    reasoning_tokens,
     show,
 )
+from automata.openai._usage import reasoning_tokens
 from openai.types.responses import Response
 
 __all__ = [
