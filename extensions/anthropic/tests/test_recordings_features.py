@@ -120,7 +120,31 @@ async def test_the_follow_up_sends_citations_and_search_blocks_back(
     received = first.reply.json_body["content"]
     assert normalized(sent)["messages"][1]["content"] == received
     assert final.stop_reason is StopReason.END_TURN
-    assert final.usage == Usage(input_tokens=19859, output_tokens=544)
+    assert final.usage == Usage(
+        input_tokens=19859,
+        output_tokens=544,
+        extra={"anthropic": {"server_tool_use": {"web_search_requests": 1}}},
+    )
+
+
+async def test_server_tool_request_counts_are_kept_in_the_usage_and_add_up(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """The recorded search call's `server_tool_use` counts (zeros left out) are kept in
+    `Usage.extra`, and two calls' counts sum."""
+    first, second = load(CITATIONS)
+    provider = replay(server, make_provider, first, second)
+    reply = await provider.complete(search_request(first.request))
+    final = await provider.complete(
+        search_request(first.request, reply.message, Message.user("how about Mexico City?"))
+    )
+    assert reply.usage is not None
+    assert final.usage is not None
+    searched = {"anthropic": {"server_tool_use": {"web_search_requests": 1}}}
+    assert reply.usage.extra == searched
+    assert (reply.usage + final.usage).extra == {
+        "anthropic": {"server_tool_use": {"web_search_requests": 2}}
+    }
 
 
 async def test_the_follow_up_sends_each_citation_back_byte_for_byte(

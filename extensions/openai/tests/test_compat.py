@@ -396,7 +396,11 @@ async def test_deepseek_reasoning_is_thinking_sent_back_as_the_server_accepted(
         assert normalized(sent.body) == normalized(recorded.request)
     assert final.message.text.startswith("\U0001f389 **Congratulations, Anne!**")
     assert final.usage == Usage(
-        input_tokens=80, output_tokens=61, cache_read_tokens=896, reasoning_tokens=25
+        input_tokens=80,
+        output_tokens=61,
+        cache_read_tokens=896,
+        reasoning_tokens=25,
+        extra={"openai": {"prompt_cache_hit_tokens": 896, "prompt_cache_miss_tokens": 80}},
     )
 
 
@@ -436,7 +440,18 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
         ),
         TextBlock(text="2 + 2 = 4"),
     )
-    assert reply.usage == Usage(input_tokens=43, output_tokens=36, reasoning_tokens=13)
+    cost = {
+        "cost": 0.000669,
+        "is_byok": False,
+        "cost_details": {
+            "upstream_inference_cost": None,
+            "upstream_inference_prompt_cost": 0.000129,
+            "upstream_inference_completions_cost": 0.00054,
+        },
+    }
+    assert reply.usage == Usage(
+        input_tokens=43, output_tokens=36, reasoning_tokens=13, extra={"openai": cost}
+    )
     server.enqueue(replies.reply(replies.completion("Yes.")))
     follow_up = ModelRequest(messages=(question, reply.message, Message.user("Sure?")))
     await provider.complete(follow_up)
@@ -445,6 +460,41 @@ async def test_openrouter_streamed_reasoning_details_are_kept_and_sent_back(
         "content": "2 + 2 = 4",
         "reasoning_details": details,
     }
+
+
+async def test_openrouter_whole_reply_details_sharing_an_index_are_kept_apart(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    """A whole reply's `reasoning_details` are whole entries: a summary and an
+    encrypted entry both at `index` 0 stay two entries, sent back as received."""
+    details = [
+        {
+            "type": "reasoning.summary",
+            "summary": "Adding two and two.",
+            "id": None,
+            "format": "openai-responses-v1",
+            "index": 0,
+        },
+        {
+            "type": "reasoning.encrypted",
+            "data": "gAAAAB-sealed",
+            "id": "rs_1",
+            "format": "openai-responses-v1",
+            "index": 0,
+        },
+    ]
+    body = replies.completion(
+        "4", extra={"reasoning": "Adding two and two.", "reasoning_details": details}
+    )
+    server.enqueue(replies.reply(body), replies.reply(replies.completion("Yes.")))
+    provider = make_provider()
+    question = Message.user("What is 2+2?")
+    reply = await provider.complete(ModelRequest(messages=(question,)))
+    thinking = reply.message.content[0]
+    assert isinstance(thinking, ThinkingBlock)
+    assert thinking.extra == {"openai": {"field": "reasoning", "reasoning_details": details}}
+    await provider.complete(ModelRequest(messages=(question, reply.message, Message.user("?"))))
+    assert server.received[1].body["messages"][1]["reasoning_details"] == details
 
 
 async def test_kept_vendor_fields_survive_a_saved_transcript(

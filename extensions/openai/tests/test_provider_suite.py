@@ -49,6 +49,7 @@ class TestOpenAIProvider(SDKProviderSuite):
     )
     ended_early_message = "openai: stream ended before a finish reason"
     rate_limited_message = "openai: 429 rate_limit_exceeded: slow down"
+    late_error_message = "openai: 529 overloaded_error: late"
 
     def answer(self, text: str) -> Responder:
         return replies.reply(replies.completion(text))

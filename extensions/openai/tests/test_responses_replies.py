@@ -268,3 +268,26 @@ async def test_a_function_call_without_a_call_id_is_a_malformed_reply(
     server.enqueue(wire.reply(wire.response(call)))
     with pytest.raises(ProviderError, match=r"^openai: malformed reply: a function call has no"):
         await provider.complete(HI)
+
+
+@MODES
+async def test_a_text_part_s_logprobs_are_kept_on_its_block_and_not_sent_back(
+    server: WireServer, provider: OpenAIResponsesProvider, streamed: bool
+) -> None:
+    """OR4: a part's `logprobs` are kept as received; the next turn goes without them."""
+    logprobs = [
+        {"token": "Hi", "bytes": [72, 105], "logprob": -0.01, "top_logprobs": []},
+        {"token": "!", "bytes": [33], "logprob": -0.2, "top_logprobs": []},
+    ]
+    item = wire.message("Hi!")
+    item["content"][0]["logprobs"] = logprobs
+    item_fields = {k: v for k, v in item.items() if k != "content"}
+    server.enqueue(wire.reply(wire.response(item)), wire.reply(wire.response(wire.message("ok"))))
+    reply = await final_response(provider, HI, streamed=streamed)
+    (block,) = reply.message.content
+    assert isinstance(block, TextBlock)
+    kept = {"item": item_fields, "logprobs": logprobs, "response": "resp_1"}
+    assert block.extra == {"openai-responses": kept}
+    await provider.complete(ask(Message.user("hi"), reply.message, Message.user("again")))
+    (part,) = server.received[1].body["input"][1]["content"]
+    assert part == {"type": "output_text", "text": "Hi!", "annotations": []}

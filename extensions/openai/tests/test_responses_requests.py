@@ -219,6 +219,43 @@ async def test_a_failed_result_starts_with_error_and_returned_images_go_in_its_o
     ]
 
 
+async def test_a_result_keeps_its_text_image_text_order_in_its_output(
+    server: WireServer, provider: OpenAIResponsesProvider
+) -> None:
+    """OR5: text, image, text in one result go as three parts in that order."""
+    call = Message.assistant([ToolUseBlock(id="call_1", name="shot", input={})])
+    result = tool_message(
+        "call_1",
+        TextBlock(text="before"),
+        ImageBlock(media_type="image/png", data=PNG),
+        TextBlock(text="after"),
+        is_error=True,
+    )
+    items = await _input(server, provider, Message.user("go"), call, result)
+    assert items[2]["output"] == [
+        {"type": "input_text", "text": "error: before"},
+        {"type": "input_image", "image_url": PNG_URL, "detail": "auto"},
+        {"type": "input_text", "text": "after"},
+    ]
+
+
+async def test_a_raw_part_of_this_wire_in_a_result_is_sent_as_it_is(
+    server: WireServer, provider: OpenAIResponsesProvider
+) -> None:
+    """OR5: a raw block of the Responses wire in a result is a part of its output;
+    another provider's raw block is left out."""
+    file = {"type": "input_file", "file_id": "file-abc"}
+    call = Message.assistant([ToolUseBlock(id="call_1", name="fetch", input={})])
+    result = tool_message(
+        "call_1",
+        RawBlock(provider="openai-responses", data=file),
+        RawBlock(provider="anthropic", data={"type": "container_upload"}),
+        TextBlock(text="the report"),
+    )
+    items = await _input(server, provider, Message.user("go"), call, result)
+    assert items[2]["output"] == [file, {"type": "input_text", "text": "the report"}]
+
+
 async def test_a_call_this_wire_did_not_read_goes_without_an_item_id(
     server: WireServer, provider: OpenAIResponsesProvider
 ) -> None:

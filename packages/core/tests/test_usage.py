@@ -34,3 +34,30 @@ def test_reasoning_tokens_are_written_when_there_are_some_and_read_back() -> Non
     dumped = usage.model_dump(mode="json")
     assert dumped["reasoning_tokens"] == 6
     assert Usage.model_validate(dumped) == usage
+
+
+def test_vendor_extras_sum_their_numbers_and_keep_the_later_value_of_anything_else() -> None:
+    first = Usage(
+        input_tokens=1,
+        extra={"openai": {"cost": 0.25, "is_byok": False, "cost_details": {"prompt": 0.5}}},
+    )
+    second = Usage(
+        input_tokens=2,
+        extra={
+            "openai": {"cost": 0.5, "is_byok": True, "cost_details": {"prompt": 0.25}},
+            "anthropic": {"server_tool_use": {"web_search_requests": 1}},
+        },
+    )
+    assert (first + second).extra == {
+        "openai": {"cost": 0.75, "is_byok": True, "cost_details": {"prompt": 0.75}},
+        "anthropic": {"server_tool_use": {"web_search_requests": 1}},
+    }
+    assert first.extra == {
+        "openai": {"cost": 0.25, "is_byok": False, "cost_details": {"prompt": 0.5}}
+    }
+
+
+def test_usage_without_extras_dumps_exactly_as_before_and_extras_read_back() -> None:
+    assert Usage.model_validate(OLD_USAGE).model_dump() == OLD_USAGE
+    usage = Usage(output_tokens=3, extra={"openai": {"cost": 0.001}})
+    assert Usage.model_validate_json(usage.model_dump_json()) == usage

@@ -88,6 +88,10 @@ class SDKProviderSuite(ABC):
     ended_early_message: ClassVar[str]
     rate_limited_message: ClassVar[str]
     """The message of `error(429, "slow down")`."""
+    late_error_message: ClassVar[str | None] = None
+    """The message of `error_event(529, "late")` sent after the end marker, when the
+    provider raises it (the server said the call failed); None when it keeps the
+    reply (the event is only a lost tail)."""
 
     @abstractmethod
     def answer(self, text: str) -> Responder:
@@ -378,15 +382,20 @@ class SDKProviderSuite(ABC):
         assert texts == ["one two t"]
         assert (str(error), error.retryable) == (self.ended_early_message, False)
 
-    async def test_an_error_after_the_reply_is_whole_keeps_the_reply(
+    async def test_an_error_event_after_the_reply_is_whole_is_raised_or_loses_only_the_tail(
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
         events = self.stream_events(_SHORT)
         whole = len(events) - self.events_after_end
         server.enqueue(Reply(events=[*events[:whole], self.error_event(529, "late")]))
-        final = (await _drain(make_provider()))[-1]
-        assert isinstance(final, ModelResponse)
-        assert final.message.text == _SHORT
+        if self.late_error_message is None:
+            final = (await _drain(make_provider()))[-1]
+            assert isinstance(final, ModelResponse)
+            assert final.message.text == _SHORT
+            return
+        with pytest.raises(ProviderError) as caught:
+            await _drain(make_provider())
+        assert (str(caught.value), caught.value.retryable) == (self.late_error_message, False)
 
     # --- under the agent loop -----------------------------------------------------------
 

@@ -30,6 +30,7 @@ from automata.anthropic._reading import (
     _modelled,
     _Pending,
     turn_extra,
+    usage_extra,
     usage_from,
 )
 from automata.anthropic._wire import PROVIDER, map_stop_reason
@@ -61,6 +62,7 @@ def usage_from_json(raw: object) -> Usage:
         output_tokens=_count(get("output_tokens")),
         cache_read_tokens=_count(get("cache_read_input_tokens")),
         cache_write_tokens=_count(get("cache_creation_input_tokens")),
+        extra=usage_extra(raw) if "server_tool_use" in raw else {},
     )
 
 

@@ -99,12 +99,27 @@ def _iterations(raw: Any) -> list[Any] | None:
     return None
 
 
+def usage_extra(raw: Any) -> dict[str, Any]:
+    """`Usage.extra` for a usage's `server_tool_use` (the server tools' request counts:
+    `{"anthropic": {"server_tool_use": {"web_search_requests": 1}}}`), its counts
+    that are not 0 alone; `{}` when there are none."""
+    tools = _field(raw, "server_tool_use")
+    if tools is None:
+        return {}
+    if not isinstance(tools, Mapping):
+        tools = tools.to_dict(mode="json") if hasattr(tools, "to_dict") else {}
+    counts = {name: _count(value) for name, value in tools.items() if _count(value)}
+    return {PROVIDER: {"server_tool_use": counts}} if counts else {}
+
+
 def usage_from(raw: Any) -> Usage:
     """Core usage from an SDK `Usage` / `MessageDeltaUsage` (or None): the sum over
-    `iterations` when the API itemizes them, else the top-level counts."""
+    `iterations` when the API itemizes them, else the top-level counts; the server
+    tools' request counts in `extra` (`usage_extra`)."""
     parts = _iterations(raw) or [raw]
     return Usage(
-        **{core: sum(_count(_field(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS}
+        **{core: sum(_count(_field(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS},
+        extra=usage_extra(raw),
     )
 
 
@@ -119,7 +134,8 @@ def _stream_usage(start: Any, delta: Any) -> Usage:
     for core, wire in _USAGE_FIELDS:
         later = _field(delta, wire)
         values[core] = _count(later if later is not None else _field(start, wire))
-    return Usage(**values)
+    later_tools = _field(delta, "server_tool_use") is not None
+    return Usage(**values, extra=usage_extra(delta if later_tools else start))
 
 
 # -------------------------------------------------------------------------- blocks

@@ -8,7 +8,7 @@ from typing import Final
 import httpx2
 
 import openai
-from automata.core.providers import ProviderError, SDKProvider
+from automata.core.providers import ProviderError, SDKProvider, Usage
 
 # An error sent inside a stream has a type or code but no HTTP status of its own.
 _STATUS_OF_STREAM_ERROR: Final[Mapping[str, int]] = {
@@ -19,6 +19,26 @@ _STATUS_OF_STREAM_ERROR: Final[Mapping[str, int]] = {
     "server_error": 500,
     "invalid_request_error": 400,
 }
+
+
+class StreamErrorEvent(openai.APIError):
+    """An error the server sent inside a stream, read on the default path: the SDK's
+    `APIError` for it (as the SDK's own stream raises), with the `usage` its chunk
+    carried (OpenRouter's "token limit reached"), None when it carried none."""
+
+    def __init__(
+        self, message: str, request: httpx2.Request, *, body: object, usage: Usage | None
+    ) -> None:
+        super().__init__(message, request, body=body)
+        self.usage = usage
+
+
+def reported_in_stream(error: Exception) -> bool:
+    """Whether `error` is an error event of a stream (the SDK's `APIError` that is
+    neither an HTTP status nor a connection failure)."""
+    return isinstance(error, openai.APIError) and not isinstance(
+        error, openai.APIStatusError | openai.APIConnectionError
+    )
 
 
 def _vendor_message(error: openai.APIError) -> str:
@@ -48,7 +68,10 @@ def vendor_error(
     if isinstance(error, openai.APIError):
         # An error reported inside a stream.
         kind = error.code or error.type or ""
-        return provider.status_error(
+        mapped = provider.status_error(
             _STATUS_OF_STREAM_ERROR.get(kind), kind, _vendor_message(error)
         )
+        if isinstance(error, StreamErrorEvent):
+            mapped.usage = error.usage
+        return mapped
     return None

@@ -17,7 +17,6 @@ from typing import Any, Final
 
 import httpx2
 
-import openai
 from automata.core.providers import (
     SKIP,
     Delta,
@@ -29,12 +28,12 @@ from automata.core.providers import (
     ToolCallDelta,
     Usage,
 )
+from automata.openai._errors import StreamErrorEvent
 from automata.openai._reply import (
     PROVIDER,
     StreamAccumulator,
     _Call,
     _content,
-    _count,
     _Reply,
     _text,
     malformed,
@@ -42,6 +41,7 @@ from automata.openai._reply import (
     new_call_id,
     show,
 )
+from automata.openai._usage import USAGE_FIELDS, _count, usage_extra
 
 __all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
 
@@ -54,7 +54,8 @@ _DELTA_FIELDS: Final = frozenset({"content", "function_call", "refusal", "role",
 def usage_from_json(raw: object) -> Usage | None:
     """Core usage from a `usage` object, as `_reply.usage_from` reads the SDK's:
     cached and cache-written tokens taken out of `input_tokens`, the reasoning part of
-    `completion_tokens` as `reasoning_tokens`; None when it is not an object."""
+    `completion_tokens` as `reasoning_tokens`, other fields in `extra["openai"]`; None
+    when it is not an object."""
     if type(raw) is not dict:
         return None
     details = raw.get("prompt_tokens_details")
@@ -65,12 +66,18 @@ def usage_from_json(raw: object) -> Usage | None:
         cached = written = 0
     prompt = _count(raw.get("prompt_tokens"))
     output = raw.get("completion_tokens_details")
+    kept = (
+        None
+        if raw.keys() <= USAGE_FIELDS
+        else {k: v for k, v in raw.items() if k not in USAGE_FIELDS}
+    )
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
         output_tokens=_count(raw.get("completion_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=_count(output.get("reasoning_tokens")) if type(output) is dict else 0,
+        extra=usage_extra(kept),
     )
 
 
@@ -146,7 +153,8 @@ def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any
     """The `SSEStream` decoder for a Chat Completions stream, as the SDK's stream reads
     it: each event's data is a chunk's JSON (an event named `thread.*` is wrapped as
     the SDK wraps it, in an object without choices); `[DONE]` ends the stream (what
-    follows is skipped); a chunk carrying `error` raises the SDK's `APIError` for it."""
+    follows is skipped); a chunk carrying `error` raises the SDK's `APIError` for it
+    (a `StreamErrorEvent`, keeping the usage the chunk carried)."""
     done = False
 
     def decode(event: str | None, data: str) -> Any:
@@ -166,7 +174,8 @@ def stream_decoder(response: httpx2.Response) -> Callable[[str | None, str], Any
             message = error.get("message") if isinstance(error, dict) else None
             if not message or not isinstance(message, str):
                 message = "An error occurred during streaming"
-            raise openai.APIError(message=message, request=response.request, body=error)
+            usage = usage_from_json(chunk.get("usage"))
+            raise StreamErrorEvent(message, response.request, body=error, usage=usage)
         return chunk
 
     return decode

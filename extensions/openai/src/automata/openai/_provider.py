@@ -19,8 +19,9 @@ from automata.core.providers import (
     read_reply,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
-from automata.openai._errors import vendor_error
+from automata.openai._errors import reported_in_stream, vendor_error
 from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
+from automata.openai._tool_use_failed import answer_for_tool_use_failed
 from automata.openai._wire import (
     PROVIDER,
     StreamAccumulator,
@@ -184,3 +185,13 @@ class OpenAIProvider(OpenAIServices):
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)
+
+    def reported_in_stream(self, error: Exception) -> bool:
+        """An error event (OpenRouter's after the finish reason) is raised, never
+        dropped as the tail of a whole reply."""
+        return reported_in_stream(error)
+
+    def answer_for_error(self, error: Exception, request: ModelRequest) -> ModelResponse | None:
+        """A `tool_use_failed` refusal (Groq) as the malformed call it stands for, which
+        the loop asks the model to correct (see `_tool_use_failed.py`)."""
+        return answer_for_tool_use_failed(error, request)

@@ -10,9 +10,12 @@ must carry back in the blocks' `extra["openai"]`:
   not be read (`input_error` is set then);
 - on a `ThinkingBlock`: `"field"`, the message field the reasoning came in
   (`reasoning_content` or `reasoning`); `"reasoning_details"`, OpenRouter's signed
-  reasoning entries;
+  reasoning entries (a whole message's as sent, each apart; a stream's fragments
+  joined per `index`);
 - on the reply's first block: `"message"`, the message's own vendor fields (Gemini's
-  `extra_content` and `thought_signature`).
+  `extra_content` and `thought_signature`), sent back; `"received"`, those kept but
+  not sent back (Groq's `executed_tools`, a whole message's as sent, a stream's
+  fragments folded per `index`; its `channel`).
 
 The message's `annotations` (web search `url_citation`s; in a stream, as they arrive
 on the deltas) become the text block's `citations`, each kept whole in `raw`.
@@ -43,11 +46,10 @@ from automata.core.providers import (
     ThinkingDelta,
     ToolCallDelta,
     ToolUseBlock,
-    Usage,
 )
+from automata.openai._usage import PROVIDER as PROVIDER  # the name every module keys by
+from automata.openai._usage import usage_from
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
-PROVIDER: Final = "openai"
 
 FINISH_REASONS: Final[Mapping[str, StopReason]] = {
     "stop": StopReason.END_TURN,
@@ -59,7 +61,12 @@ FINISH_REASONS: Final[Mapping[str, StopReason]] = {
 
 _REASONING_FIELDS: Final = ("reasoning_content", "reasoning")
 _MESSAGE_FIELDS: Final = ("extra_content", "thought_signature")
-"""Vendor fields of an assistant message that are kept (Gemini's thought signatures)."""
+"""Vendor fields of an assistant message that are kept and sent back (Gemini's thought
+signatures)."""
+_RECEIVED_FIELDS: Final = ("executed_tools", "channel")
+"""Vendor fields of an assistant message that are kept but not sent back (Groq's
+server-side tool calls and their results, and the channel it answered on; Groq
+refuses message fields it does not take)."""
 _CLIP: Final = 200
 
 
@@ -123,37 +130,6 @@ def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
     if isinstance(value, dict):
         return value, None
     return {}, f"arguments are not a JSON object: {clip(arguments)}"
-
-
-def usage_from(raw: Any) -> Usage | None:
-    """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
-    cache-written tokens, so those are taken out of `input_tokens`; the reasoning part
-    of `completion_tokens` is `reasoning_tokens`. Counts that are not integers read
-    as 0."""
-    if raw is None or isinstance(raw, str | int | float | list | dict):
-        return None
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = _count(getattr(details, "cached_tokens", None))
-    written = _count(getattr(details, "cache_write_tokens", None))
-    prompt = _count(getattr(raw, "prompt_tokens", None))
-    return Usage(
-        input_tokens=max(prompt - cached - written, 0),
-        output_tokens=_count(getattr(raw, "completion_tokens", None)),
-        cache_read_tokens=cached,
-        cache_write_tokens=written,
-        reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
-    )
-
-
-def reasoning_tokens(details: object) -> int:
-    """The `reasoning_tokens` of a usage's output details (Chat Completions'
-    `completion_tokens_details`, the Responses API's `output_tokens_details`), 0 when
-    there are none."""
-    return _count(getattr(details, "reasoning_tokens", None))
-
-
-def _count(value: object) -> int:
-    return value if type(value) is int and value > 0 else 0
 
 
 def _typed(value: object, kind: type[Any]) -> Any:
@@ -230,6 +206,7 @@ class _Reply:
         "field",
         "message_fields",
         "raw",
+        "received",
         "refused",
         "text",
         "thinking",
@@ -243,6 +220,7 @@ class _Reply:
         self.details: dict[int, dict[str, Any]] = {}
         self.calls: dict[int, _Call] = {}
         self.message_fields: dict[str, Any] = {}
+        self.received: dict[str, Any] = {}
         self.raw: list[RawBlock] = []
         self.annotations: list[dict[str, Any]] = []
 
@@ -272,14 +250,51 @@ class _Reply:
                 break
         details = extra.get("reasoning_details")
         if isinstance(details, list):
-            for position, entry in enumerate(details):
-                if isinstance(entry, Mapping):
-                    self._detail(position, entry)
+            if out is None:
+                # A whole message's entries are whole: each is kept apart, as sent,
+                # even when several share an `index` (OpenRouter: a summary and an
+                # encrypted entry both at 0).
+                start = len(self.details)
+                for position, entry in enumerate(details):
+                    if isinstance(entry, Mapping):
+                        self.details[start + position] = dict(entry)
+            else:
+                for position, entry in enumerate(details):
+                    if isinstance(entry, Mapping):
+                        self._detail(position, entry)
         for name in _MESSAGE_FIELDS:
             if name in extra:
                 self.message_fields[name] = extra[name]
+        for name in _RECEIVED_FIELDS:
+            if name in extra:
+                self._receive(name, extra[name], whole=out is None)
         if "annotations" in extra:  # a streamed delta's (the SDK does not model them)
             self.read_annotations(extra["annotations"])
+
+    def _receive(self, name: str, value: Any, *, whole: bool) -> None:
+        """Keep a field of `_RECEIVED_FIELDS`: as sent from a whole message; from a
+        stream, a list's entries folded per `index` (each field as last sent non-empty),
+        anything else as last sent non-empty."""
+        if whole:
+            self.received[name] = value
+        elif isinstance(value, list):
+            folded = self.received.setdefault(name, [])
+            for position, entry in enumerate(value):
+                if not isinstance(entry, Mapping):
+                    folded.append(entry)
+                    continue
+                index = entry.get("index", position)
+                kept = next(
+                    (e for e in folded if isinstance(e, dict) and e.get("index") == index), None
+                )
+                if kept is None:
+                    folded.append(dict(entry))
+                    continue
+                for field, part in entry.items():
+                    if part not in (None, "") or field not in kept:
+                        kept[field] = part
+        elif value not in (None, ""):
+            self.received[name] = value
 
     def _detail(self, position: int, entry: Mapping[str, Any]) -> None:
         """Fold a `reasoning_details` entry (or a streamed fragment of one, matched by
@@ -312,14 +327,17 @@ class _Reply:
             blocks.append(TextBlock(text=joined, citations=citations))
         blocks.extend(call.block() for _, call in sorted(self.calls.items()))
         raw = self.raw
-        if self.message_fields:
+        if self.message_fields or self.received:
             if not blocks:
                 blocks.append(TextBlock(text=""))
             first = blocks[0]
             extra = dict(first.extra or {})
             mine = extra.get(PROVIDER)
             kept_here: dict[str, Any] = dict(mine) if isinstance(mine, dict) else {}
-            kept_here["message"] = self.message_fields
+            if self.message_fields:
+                kept_here["message"] = self.message_fields
+            if self.received:
+                kept_here["received"] = self.received
             extra[PROVIDER] = kept_here
             # Validated as every block is (not `model_copy`): a vendor value JSON
             # cannot hold, or nested past what a transcript reads back, is refused here.

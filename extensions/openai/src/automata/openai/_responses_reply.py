@@ -13,7 +13,8 @@ Each output item becomes blocks, in output order, and keeps under
   `container_file_citation`, `file_path`) are the block's `citations`, each kept
   whole as its `raw`, which is what goes back; in a stream, the annotations of
   `response.output_text.annotation.added` fill a part the final response left
-  without them;
+  without them. A part's `logprobs`, when there are some, are kept as received
+  (`"logprobs"`), not sent back;
 - a `function_call` item: a `ToolUseBlock` whose id is the `call_id`, keeping the
   item's other fields (`"item"`: its id, status, ...) and, when they cannot be read
   as a JSON object, the arguments as written (`"arguments"`, with `input_error` set);
@@ -53,9 +54,9 @@ from automata.openai._reply import (
     clip,
     malformed,
     read_arguments,
-    reasoning_tokens,
     show,
 )
+from automata.openai._usage import reasoning_tokens
 from openai.types.responses import Response
 
 __all__ = [
@@ -176,6 +177,9 @@ def _texts(item: Mapping[str, Any], out: list[Block], streamed: Mapping[int, lis
             out.append(TextBlock(text=_text(part.get("refusal"), "a refusal"), extra={WIRE: kept}))
             continue
         text = _text(part.get("text"), "a text part's text")
+        logprobs = part.get("logprobs")
+        if logprobs:  # asked for with `include=["message.output_text.logprobs"]`
+            kept["logprobs"] = logprobs
         cited = citations(part.get("annotations") or streamed.get(index))
         out.append(TextBlock(text=text, citations=cited, extra={WIRE: kept}))
     return refused

@@ -4,8 +4,9 @@ The transcript becomes `input` items, in order: system messages in place (role
 `system`, or `developer`); user content as a `message` of `input_text`,
 `input_image` (data URL or URL), documents as `input_file` (see `document_parts`)
 and, from raw blocks of this wire, any other part (`input_file` by id, ...); each tool
-result as a `function_call_output` (a failed one's text starts with `error: `; images
-and documents it returned go in its output as `input_image` and `input_file` parts);
+result as a `function_call_output` (a failed one's text starts with `error: `; images,
+documents and raw parts of this wire it returned go in its output as `input_image`,
+`input_file` and their own parts, in the result's order);
 each assistant block as the item it was read from, sent back as kept (see
 `automata.openai._responses_reply`): reasoning items verbatim (with their
 `encrypted_content`), text as its `message` item (the parts of one item together, with
@@ -106,21 +107,45 @@ def _text_of(blocks: Iterable[Block]) -> str:
 
 
 def _tool_output(block: ToolResultBlock) -> dict[str, Any]:
-    """A tool result's `function_call_output`: its text alone as a string; with images
-    or documents, a list of parts (the text first, then each attachment in order)."""
-    text = _text_of(block.content)
-    if block.is_error:
-        text = ERROR_PREFIX + text
-    attached: list[dict[str, Any]] = []
+    """A tool result's `function_call_output`: its text alone as a string (its text
+    blocks joined by newlines); with images, documents or raw parts of this wire
+    (`input_file` by id, ...), a list of parts in the result's own order (adjacent
+    text blocks as one `input_text`). A failed result's text starts with `error: `
+    (a part of its own when the result does not start with text)."""
+    parts: list[dict[str, Any]] = []
+    texts: list[str] = []
+    attached = False
     for part in block.content:
+        if isinstance(part, TextBlock):
+            if part.text:
+                texts.append(part.text)
+            continue
         if isinstance(part, ImageBlock):
-            attached.append(_image(part))
+            found = [_image(part)]
         elif isinstance(part, DocumentBlock):
-            attached.extend(document_parts(part))
-    output: str | list[dict[str, Any]] = text
-    if attached:
-        output = [{"type": "input_text", "text": text}, *attached] if text else attached
-    return {"type": "function_call_output", "call_id": block.tool_use_id, "output": output}
+            found = document_parts(part)
+        elif isinstance(part, RawBlock) and part.provider == WIRE:
+            found = [dict(part.data)]
+        else:
+            continue
+        if texts:
+            parts.append({"type": "input_text", "text": "\n".join(texts)})
+            texts = []
+        parts.extend(found)
+        attached = True
+    if not attached:
+        text = "\n".join(texts)
+        output: str | list[dict[str, Any]] = ERROR_PREFIX + text if block.is_error else text
+        return {"type": "function_call_output", "call_id": block.tool_use_id, "output": output}
+    if texts:
+        parts.append({"type": "input_text", "text": "\n".join(texts)})
+    if block.is_error:
+        first = parts[0]
+        if first["type"] == "input_text":
+            parts[0] = {**first, "text": ERROR_PREFIX + first["text"]}
+        else:
+            parts.insert(0, {"type": "input_text", "text": ERROR_PREFIX})
+    return {"type": "function_call_output", "call_id": block.tool_use_id, "output": parts}
 
 
 def _annotations(block: TextBlock) -> list[Any]:

@@ -151,6 +151,11 @@ class ToolUseBlock(BaseModel):
     a JSON object (cut off, malformed, or not an object); `input` is then empty. The
     loop answers such a call with `invalid args: <input_error>` and never runs the
     tool, so a tool never runs on defaults the model did not choose.
+
+    `wire_id` is set by the loop when the server gave this call an id an earlier call
+    of the transcript already has (a server that names every call `call_0`): `id` is
+    then made unique and `wire_id` keeps the server's, which the loop sends back in
+    its place, on the call and on its result (docs/loop.md L93).
     """
 
     model_config = _FROZEN
@@ -159,6 +164,7 @@ class ToolUseBlock(BaseModel):
     name: str
     input: dict[str, JsonValue]
     input_error: str | None = Field(default=None, exclude_if=_absent)
+    wire_id: str | None = Field(default=None, exclude_if=_absent)
     extra: dict[str, JsonValue] | None = Field(default=None, exclude_if=_absent)
     """Fields the wire carried on this block that the core does not model, kept
     verbatim under the name of the provider that read them (for example

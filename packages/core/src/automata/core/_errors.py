@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from automata.core._result import RunResult
+    from automata.core._usage import Usage
 
 __all__ = [
     "ArgumentTypeError",
@@ -108,7 +109,9 @@ class ProviderError(AutomataError):
     """A provider call failed before producing a usable reply.
 
     `status` is the vendor's HTTP status when there was one; `retryable` says whether
-    repeating the same request may succeed (rate limits, overload).
+    repeating the same request may succeed (rate limits, overload). `usage` is what the
+    vendor reported the failed call spent, when it did (an error event carrying usage);
+    the loop counts it in the run's usage.
     """
 
     def __init__(
@@ -119,12 +122,14 @@ class ProviderError(AutomataError):
         status: int | None = None,
         retryable: bool = False,
         retry_after: float | None = None,
+        usage: Usage | None = None,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.usage = usage
         self.result: RunResult[Any] | None = None
 
 

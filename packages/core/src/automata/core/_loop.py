@@ -22,6 +22,7 @@ from automata.core._blocks import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from automata.core._call_ids import unique_call_ids, wire_call_ids
 from automata.core._deps import RunContext
 from automata.core._errors import (
     CompletionError,
@@ -400,6 +401,7 @@ class RunLoop:
                 options=settings.options,
                 output_schema=settings.output_schema,
             )
+        request = wire_call_ids(request)  # the server's own ids back (L93)
         self.state.steps += 1
         provider = settings.provider
         tracing = settings.tracing
@@ -417,6 +419,7 @@ class RunLoop:
                 raise self.fail(error, StopReason.ERROR) from error.__cause__
             raise
         except ProviderError as exc:
+            self.count_failed_call(exc)
             self.state.stop_reason = StopReason.ERROR
             exc.result = self.result()
             raise
@@ -425,6 +428,7 @@ class RunLoop:
             failure = ProviderError(f"provider failed: {error_text(exc)}")
             failure.result = self.result()
             raise failure from exc
+        response = unique_call_ids(response, self.transcript)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "model turn %d ended: %s",
@@ -546,12 +550,26 @@ class RunLoop:
         except Exception as exc:
             if not streamed:
                 raise
+            self.count_failed_call(exc)
             raise self.incomplete_stream("".join(text), error_text(exc)) from exc
         if response is None:
             if not streamed:  # nothing arrived: an ordinary provider failure
                 raise ProviderError("provider stream ended without a response")
             raise self.incomplete_stream("".join(text), "stream ended without a final message")
         return response
+
+    def count_failed_call(self, error: Exception) -> None:
+        """What a failed call spent, when the vendor reported it (`ProviderError.usage`:
+        an error event carrying usage), counts in the run's usage and its limits'
+        meter, as a reply's would."""
+        usage = error.usage if isinstance(error, ProviderError) else None
+        if usage is None:
+            return
+        self.state.usage = self.state.usage + usage
+        if self.emit is not None:
+            self.emit(self.tag(UsageEvent, usage=usage))
+        if self.meter is not None:
+            self.meter.add(usage)  # the run fails with the provider's error either way
 
     def incomplete_stream(self, partial: str, why: str) -> RunError:
         """The stream broke after content arrived: keep the partial text, never retry."""

@@ -13,20 +13,23 @@ and every type a provider reads or returns.
   up to its first delta inside the retry, so a stream that fails before producing
   content (an error event, a dropped connection, a body that ends early) is retried
   too. Once a delta has been handed on, nothing is retried.
-- **Error mapping.** Every failure of a call (the SDK's errors, the HTTP client's,
-  a reply that cannot be parsed) becomes a `ProviderError` chained to the original:
-  the vendor's own errors through `vendor_error`, anything else as
-  `"<provider>: <Type>: <message>"`, never retryable. A failure after content was
-  handed on is never retryable, whatever its status (the agent loop reports it as
-  `IncompleteResponseError`). A failure after the reply is whole (its end marker
-  seen) only loses the tail of the body and is ignored. A body that ends before its
-  end marker is an error: retryable before the first delta, final after it. A reply
-  whose body decodes past `max_reply_bytes` (default `DEFAULT_MAX_REPLY_BYTES`; None:
-  no cap) raises `ReplyTooLargeError`, on both paths, for the clients the provider
-  builds (`http_client_class`, through `cap_reply_size`); a passed-in client keeps its
-  own HTTP client (build that with `cap_reply_size` to cap it too). `ContentDecoder`
-  is the bounded decoder the cap reads with, for any reader of untrusted compressed
-  bodies (`automata.tools`' `http_fetch` adds an expansion check through its `check`).
+- **Error mapping.** Every failure of a call (the SDK's errors, the HTTP client's, a
+  reply that cannot be parsed) becomes a `ProviderError` chained to the original: the
+  vendor's own errors through `vendor_error`, anything else as `"<provider>: <Type>:
+  <message>"`, never retryable. A failure after content was handed on is never
+  retryable, whatever its status (the agent loop reports it as
+  `IncompleteResponseError`). A failure after the reply is whole (its end marker seen)
+  only loses the tail of the body and is ignored, unless the server reported it in the
+  stream (`reported_in_stream`: it said the call failed), which is raised. A body that
+  ends before its end marker is an error: retryable before the first delta, final after
+  it. A reply whose body decodes past `max_reply_bytes` (default
+  `DEFAULT_MAX_REPLY_BYTES`; None: no cap) raises `ReplyTooLargeError`, on both paths,
+  for the clients the provider builds (`http_client_class`, through `cap_reply_size`); a
+  passed-in client keeps its own HTTP client (build that with `cap_reply_size` to cap it
+  too).
+  `ContentDecoder` is the bounded decoder the cap reads with, for any reader of
+  untrusted compressed bodies (`automata.tools`' `http_fetch` adds an expansion check
+  through its `check`).
   Cancellation always propagates as `asyncio.CancelledError` and closes the response.
 - **Deadlines.** Each attempt of a call ends within `call_timeout` seconds (default
   `DEFAULT_CALL_TIMEOUT`), keepalives or not, and a stream that sends no event for
@@ -61,8 +64,12 @@ deadlines and retries as `complete`.
 Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
 `client.with_options`, with the SDK's retries off), `stream_params` (default: adds
 `stream=True`), `call_params` (default: `request_params`; override to warn about
-options the vendor does not take), `completes_by_streaming` (default: never) and
-`has_credentials` (default: `api_key` or the `api_key_env` variable is set).
+options the vendor does not take), `completes_by_streaming` (default: never),
+`has_credentials` (default: `api_key` or the `api_key_env` variable is set),
+`reported_in_stream` (default: none; an error event the server sends after the end
+marker, raised rather than ignored) and `answer_for_error` (default: none; a vendor
+error that is in fact the model's own malformed turn, such as Groq's
+`tool_use_failed`, as the reply the loop corrects).
 
 ## Skipping the SDK's models (the fast path)
 
@@ -217,6 +224,15 @@ __all__ = [
 
 ClientT = TypeVar("ClientT", bound=SDKClient)
 T = TypeVar("T")
+
+
+class _Answered(Exception):
+    """Raised inside a stream's first attempt when `answer_for_error` turned the
+    vendor's error into a reply (never retried: it is an answer)."""
+
+    def __init__(self, response: ModelResponse) -> None:
+        super().__init__("answered")
+        self.response = response
 
 
 @dataclass(slots=True)
@@ -386,6 +402,21 @@ class SDKProvider(ABC, Generic[ClientT]):
         non-streaming calls). Default: never."""
         return False
 
+    def answer_for_error(self, error: Exception, request: ModelRequest) -> ModelResponse | None:
+        """The reply to stand for `error` (the SDK's own exception, raised before any
+        delta) when the vendor refused what the model wrote rather than the request,
+        such as a tool call it could not parse: a turn whose `ToolUseBlock` carries
+        `input_error`, which the loop answers `invalid args: ...` so the model corrects
+        it within the run's `max_steps`. None (the default): `error` is an error."""
+        return None
+
+    def reported_in_stream(self, error: Exception) -> bool:
+        """Whether `error` (the SDK's own) is an error the server sent inside the
+        stream, which is raised even after the reply's end marker (the server said the
+        call failed); any other failure there only loses the tail and is ignored.
+        Default: none is."""
+        return False
+
     def has_credentials(self, api_key: str | None) -> bool:
         """Whether a client built now would have a key: `api_key`, or the
         `api_key_env` environment variable, set and not empty."""
@@ -468,6 +499,7 @@ class SDKProvider(ABC, Generic[ClientT]):
                 provider=mapped.provider,
                 status=mapped.status,
                 retry_after=mapped.retry_after,
+                usage=mapped.usage,
             )
         return mapped
 
@@ -512,7 +544,14 @@ class SDKProvider(ABC, Generic[ClientT]):
             return await self._complete_by_streaming(request)
 
         async def once() -> ModelResponse:
-            return self.parse_response(await self.send(params))
+            try:
+                raw = await self.send(params)
+            except Exception as error:
+                answer = self.answer_for_error(error, request)
+                if answer is None:
+                    raise
+                return answer
+            return self.parse_response(raw)
 
         return await self._attempts(once, request.options)
 
@@ -562,15 +601,17 @@ class SDKProvider(ABC, Generic[ClientT]):
             retryable=retryable,
         )
 
-    async def _open(self, params: dict[str, Any], options: CallOptions) -> _Opened:
+    async def _open(self, params: dict[str, Any], request: ModelRequest) -> _Opened:
         """Start a stream and read it up to its first deltas (or its end); failures
-        here are still retryable because nothing has been handed on."""
-        watch = self._watch(options, streaming=True)
+        here are still retryable because nothing has been handed on. A failure that
+        `answer_for_error` turns into a reply raises `_Answered`."""
+        watch = self._watch(request.options, streaming=True)
         try:
             stream: SDKStream = await watch.read(lambda: self.send(params))
         except BaseException as error:
             watch.close()
             if isinstance(error, Exception):
+                self._raise_answer(error, request)
                 raise self.map_error(error) from error
             raise
         assembler = self.new_assembler()
@@ -582,8 +623,9 @@ class SDKProvider(ABC, Generic[ClientT]):
                     if not assembler.finished:
                         raise self._ended_early(retryable=True) from None
                     return _Opened(stream, assembler, (), ended=True, watch=watch)
-                except Exception:
-                    if assembler.finished:  # the reply is whole; only the tail is lost
+                except Exception as error:
+                    if assembler.finished and not self.reported_in_stream(error):
+                        # the reply is whole; only the tail is lost
                         return _Opened(stream, assembler, (), ended=True, watch=watch)
                     raise
                 deltas = assembler.feed(event)
@@ -595,8 +637,14 @@ class SDKProvider(ABC, Generic[ClientT]):
             watch.close()
             await stream.close()
             if isinstance(error, Exception):
+                self._raise_answer(error, request)
                 raise self.map_error(error) from error
             raise
+
+    def _raise_answer(self, error: Exception, request: ModelRequest) -> None:
+        answer = self.answer_for_error(error, request)
+        if answer is not None:
+            raise _Answered(answer) from error
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
         """Deltas as they arrive, then one `ModelResponse`.
@@ -606,10 +654,13 @@ class SDKProvider(ABC, Generic[ClientT]):
         the call's deadline or idle limit then (`ProviderTimeoutError`).
         """
         params = self.stream_params(self.call_params(request))
-        options = request.options
-        opened = await retry(
-            lambda: self._open(params, options), self.retry_policy, sleep=self._sleep
-        )
+        try:
+            opened = await retry(
+                lambda: self._open(params, request), self.retry_policy, sleep=self._sleep
+            )
+        except _Answered as answered:
+            yield answered.response
+            return
         stream, assembler, watch = opened.stream, opened.assembler, opened.watch
         feed = assembler.feed
         begin, end = watch.begin, watch.end
@@ -643,7 +694,7 @@ class SDKProvider(ABC, Generic[ClientT]):
                 except StopAsyncIteration:
                     break
                 except Exception as error:
-                    if assembler.finished:
+                    if assembler.finished and not self.reported_in_stream(error):
                         break  # the reply is whole; only the tail of the body is lost
                     raise self.map_error(error, after_content=True) from error
                 for delta in deltas:
