@@ -60,6 +60,7 @@ from automata.openai._reply import (
     read_arguments,
     show,
 )
+
 __all__ = [
     "WIRE",
     "ModelEventsAssembler",
@@ -86,7 +87,6 @@ INCOMPLETE_REASONS: Final[Mapping[str, StopReason]] = {
 
 StreamFailure = Callable[[str, str], ProviderError]
 """Builds the error for a failure reported inside a stream, from its code and message."""
-
 
 
 def json_of(value: object) -> Any:
@@ -338,9 +338,10 @@ class ResponsesAssembler:
             return [TextDelta(delta)] if delta else []
         if kind == "response.function_call_arguments.delta":
             delta = _text(event.get("delta"), "an arguments delta")
-            call = self._calls.get(event.get("output_index"))
+            at = _index(event, "output_index")
+            call = self._calls.get(at)
             if call is None:
-                raise malformed(f"arguments for an unknown call at {event.get('output_index')!r}")
+                raise malformed(f"arguments for an unknown call at {at!r}")
             return [ToolCallDelta(call[0], call[1], delta)] if delta else []
         if kind == "response.reasoning_summary_text.delta":
             return self._summary(event)
@@ -372,7 +373,7 @@ class ResponsesAssembler:
 
     def _summary(self, event: dict[str, Any]) -> list[Delta]:
         delta = _text(event.get("delta"), "a summary delta")
-        index, summary = event.get("output_index"), event.get("summary_index")
+        index, summary = _index(event, "output_index"), event.get("summary_index")
         seen = self._summaries.get(index, 0)
         out: list[Delta] = []
         if type(summary) is int and summary > seen:
@@ -389,7 +390,7 @@ class ResponsesAssembler:
             return
         if type(annotation) is not dict:
             raise malformed(f"an annotation is not an object: {show(annotation)}")
-        key = (event.get("output_index"), event.get("content_index"))
+        key = (_index(event, "output_index"), _index(event, "content_index"))
         self._annotations.setdefault(key, []).append(annotation)
 
     def response(self) -> ModelResponse:
