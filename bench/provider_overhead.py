@@ -11,8 +11,8 @@ the script warms up, then alternates rounds of hand-written runs and agent runs 
 prints CPU per run for each and their ratio (agent / hand-written). Runs alternate one
 by one, so drift in the machine's speed hits both sides alike; each round gives a ratio,
 and the median over the rounds is the figure to quote (the range shows the noise).
-Target: <= 1.00x, aiming for 0.60x (the Messages and Chat Completions providers
-skip the SDK's parameter transformation and response models: their `fast_path`). A
+Target: <= 1.00x, aiming for 0.60x (the Messages, Chat Completions and Responses providers
+skip the SDK's parameter transformation and response models: the fast path). A
 second table isolates the provider: one model call through
 `provider.complete`/`provider.stream` against the same call made by hand.
 `--sdk-path` builds those providers with `fast_path=False` instead, to measure the

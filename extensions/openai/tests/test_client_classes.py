@@ -1,11 +1,12 @@
 """Every client class of the `openai` SDK works on the default (fast) path, sending
-the request its own `chat.completions.create` sends.
+the request its own `chat.completions.create` (or `responses.create`) sends.
 
 For each class, one local server records two calls with the same parameters: the
 SDK's own `client.chat.completions.create(...)` and `OpenAIProvider(..., client=client)`
-on its default path. Their method, path, query, JSON body and headers must be the same
-(a fresh idempotency key aside), streaming and not, and the provider must read the
-reply into the right blocks.
+on its default path (for the Responses API, `client.responses.create(...)` and
+`OpenAIResponsesProvider(..., client=client)`). Their method, path, query, JSON body
+and headers must be the same (a fresh idempotency key aside), streaming and not, and
+the provider must read the reply into the right blocks.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any
 
 import pytest
 from automata_wire_testing import WireServer, final_response
+from automata_wire_testing import responses as responses_wire
 from openai import AsyncAzureOpenAI, AsyncBedrockOpenAI, AsyncOpenAI
 
 from automata.core import Message, ModelRequest, TextBlock, ToolSpec, ToolUseBlock
-from automata.openai import OpenAIProvider
+from automata.openai import OpenAIProvider, OpenAIResponsesProvider
 
 from . import replies
 
@@ -31,6 +33,10 @@ ANSWER = replies.completion(
     "Checking.",
     tool_calls=[replies.tool_call("call_1", "weather", {"city": "Oslo"})],
     finish_reason="tool_calls",
+)
+RESPONSES_ANSWER = responses_wire.response(
+    responses_wire.message("Checking."),
+    responses_wire.function_call("call_1", "weather", '{"city":"Oslo"}'),
 )
 API_VERSION = "2024-10-21"
 
@@ -125,6 +131,68 @@ async def test_azure_gets_the_deployment_in_the_path_and_its_own_auth(
             "POST",
             "/openai/deployments/my-deployment/chat/completions",
             f"api-version={API_VERSION}",
+        )
+    assert by_model.headers["api-key"] == "azure-key"
+    assert "authorization" not in by_model.headers
+    assert by_deployment.headers["authorization"] == "Bearer entra-token"
+
+
+async def sdk_responses_call(client: AsyncOpenAI, params: dict[str, Any]) -> None:
+    """The SDK's own Responses call, its stream read to the end."""
+    reply: Any = await client.responses.create(**params)
+    if params.get("stream"):
+        async for _ in reply:
+            pass
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("name", list(CLIENTS))
+async def test_each_client_class_sends_what_its_responses_create_sends(
+    server: WireServer, name: str, streamed: bool
+) -> None:
+    server.always(responses_wire.reply(RESPONSES_ANSWER))
+    client = CLIENTS[name](server.base_url)
+    async with OpenAIResponsesProvider("my-deployment", client=client) as provider:
+        params = provider.request_params(REQUEST)
+        if streamed:
+            params = provider.stream_params(params)
+        await sdk_responses_call(client, params)
+        response = await final_response(provider, REQUEST, streamed=streamed)
+    await client.close()
+    sdk, ours = server.received
+    assert comparable(ours) == comparable(sdk)
+    assert [block.model_copy(update={"extra": None}) for block in response.message.content] == [
+        TextBlock(text="Checking."),
+        ToolUseBlock(id="call_1", name="weather", input={"city": "Oslo"}),
+    ]
+    assert response.raw_stop_reason == "completed"
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_azure_responses_go_to_its_responses_path_with_its_own_auth(
+    server: WireServer, streamed: bool
+) -> None:
+    """What Azure's Responses requests look like on the default path, spelled out:
+    `/openai/responses` with the API version, from the model name and from
+    `azure_deployment` alike (the deployment is the body's `model`, as
+    `responses.create` sends it); the API key as `api-key`, an Entra token as a
+    bearer token."""
+    server.always(responses_wire.reply(RESPONSES_ANSWER))
+    for name in (
+        "AsyncAzureOpenAI-model-deployment-api-key",
+        "AsyncAzureOpenAI-azure_deployment-entra-token",
+    ):
+        client = CLIENTS[name](server.base_url)
+        async with OpenAIResponsesProvider("my-deployment", client=client) as provider:
+            await final_response(provider, REQUEST, streamed=streamed)
+        await client.close()
+    by_model, by_deployment = server.received
+    for sent in (by_model, by_deployment):
+        assert (sent.method, sent.path, sent.query, sent.body["model"]) == (
+            "POST",
+            "/openai/responses",
+            f"api-version={API_VERSION}",
+            "my-deployment",
         )
     assert by_model.headers["api-key"] == "azure-key"
     assert "authorization" not in by_model.headers

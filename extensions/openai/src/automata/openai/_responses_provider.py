@@ -3,25 +3,56 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal, Unpack
+from typing import Any, Final, Literal, Unpack
 
-from automata.core.providers import ModelRequest, ProviderError, SDKOptions
+import httpx2
+
+from automata.core.providers import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    SDKOptions,
+    client_event_stream,
+    post_raw,
+    raw_post_problem,
+    reply_data,
+)
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
+from automata.openai._fast_reply import stream_decoder
 from automata.openai._provider import ReasoningEffort
 from automata.openai._reply import PROVIDER
-from automata.openai._responses_reply import ResponsesAssembler, response_from
+from automata.openai._responses_reply import (
+    ModelEventsAssembler,
+    ResponsesAssembler,
+    json_of,
+    response_from,
+)
 from automata.openai._responses_wire import ResponsesSettings, build_params
 from openai import AsyncOpenAI
+from openai._streaming import SSEDecoder
 
 __all__ = ["OpenAIResponsesProvider"]
 
 ReasoningSummary = Literal["auto", "concise", "detailed"]
 
+_PATH: Final = "/responses"
+"""Where `responses.create` posts (relative to the client's base URL)."""
+_OPTIONS: Final = {"security": {"bearer_auth": True}}
+"""The request options `responses.create` passes: the API key as a bearer token."""
+
 
 class OpenAIResponsesProvider(OpenAIServices):
     """The OpenAI Responses API (`POST /v1/responses`) through the official `openai`
-    SDK's `client.responses.create`, streaming or not.
+    SDK's client, streaming or not.
+
+    The request goes out as `client.responses.create` sends it, whatever the client's
+    class (`AsyncOpenAI`, `AsyncAzureOpenAI`, ...): the body built from the blocks is
+    posted through the client's `post`, and the reply's JSON, or its events' JSON, is
+    read straight into blocks, without the SDK's parameter transformation and
+    response models. A client whose `post` no longer takes those requests goes
+    through `responses.create` (with a `UserWarning`), its models dumped to the JSON
+    they were read from and read by the same reader.
 
     Works with any server that speaks the Responses API at its `base_url`. Keys,
     clients, retries (429, 503 and 529, only before any delta), deadlines and error
@@ -90,6 +121,14 @@ class OpenAIResponsesProvider(OpenAIServices):
             use_previous_response_id=use_previous_response_id,
         )
         self._warned = False
+        problem = raw_post_problem(self.client)
+        if problem is not None:
+            warnings.warn(
+                f"OpenAIResponsesProvider: calls go through responses.create: {problem}",
+                UserWarning,
+                stacklevel=2,
+            )
+        self._posts_raw = problem is None
 
     # ---------------------------------------------------------- SDKProvider hooks
 
@@ -113,12 +152,43 @@ class OpenAIResponsesProvider(OpenAIServices):
         return self.request_params(request)
 
     async def send(self, params: dict[str, Any]) -> Any:
-        return await self.client.responses.create(**params)
+        """The HTTP response of posting `params` through the client's `post` as
+        `responses.create` posts them (the body as JSON data), so every client class
+        prepares the request its own way; a stream of its events' JSON, read in the
+        client's own framing, when `params` stream. For a client without that `post`,
+        the reply of `responses.create`."""
+        if not self._posts_raw:
+            return await self.client.responses.create(**params)
+        stream = bool(params.get("stream"))
+        response = await post_raw(
+            self.client,
+            _PATH,
+            params,
+            response_class=httpx2.Response,
+            stream=stream,
+            options=_OPTIONS,
+        )
+        if stream:
+            return client_event_stream(
+                self.client,
+                response,
+                stream_decoder(response),
+                sse_decoder=SSEDecoder,
+                provider=PROVIDER,
+            )
+        return response
 
-    parse_response = staticmethod(response_from)
+    def parse_response(self, raw: Any, /) -> ModelResponse:
+        """The reply's JSON (the SDK's model dumped to it, on `responses.create`), as
+        blocks."""
+        return response_from(reply_data(raw) if self._posts_raw else json_of(raw))
 
     def new_assembler(self) -> ResponsesAssembler:
-        return ResponsesAssembler(self._stream_failure)
+        """An assembler for the stream `send` returns (events' JSON, or the SDK's
+        event models dumped to it)."""
+        if self._posts_raw:
+            return ResponsesAssembler(self._stream_failure)
+        return ModelEventsAssembler(self._stream_failure)
 
     def _stream_failure(self, code: str, message: str) -> ProviderError:
         """An `error` event or `response.failed`: its code gives a status when known."""

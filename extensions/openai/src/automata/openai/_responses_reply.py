@@ -1,5 +1,10 @@
-"""Reading Responses API replies (a whole `Response`, or its stream events) as core
-blocks.
+"""Reading Responses API replies (a whole response's JSON, or its stream events' JSON)
+as core blocks: the one reader of this wire.
+
+`response_from` reads a whole response's JSON object; `ResponsesAssembler` folds
+stream events given as JSON objects. Whatever path a reply came by (the raw reply's
+JSON, or the SDK's models dumped to the JSON they were read from, see `json_of`), it is
+read here, by the same rules.
 
 Each output item becomes blocks, in output order, and keeps under
 `extra["openai-responses"]` what the next turn must send back (`WIRE` names the key):
@@ -56,14 +61,14 @@ from automata.openai._reply import (
     read_arguments,
     show,
 )
-from automata.openai._usage import reasoning_tokens
-from openai.types.responses import Response
 
 __all__ = [
     "WIRE",
+    "ModelEventsAssembler",
     "ResponsesAssembler",
     "StreamFailure",
     "citations",
+    "json_of",
     "map_status",
     "response_from",
 ]
@@ -84,7 +89,16 @@ INCOMPLETE_REASONS: Final[Mapping[str, StopReason]] = {
 StreamFailure = Callable[[str, str], ProviderError]
 """Builds the error for a failure reported inside a stream, from its code and message."""
 
-_SCALARS = (str, int, float, list, dict)
+
+def json_of(value: object) -> Any:
+    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
+    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
+    their wire names, unset ones left out), anything else as it is. How a reply that
+    came through the SDK's models reaches the same reader as a raw reply's JSON."""
+    to_dict = getattr(value, "to_dict", None)
+    if type(value) is dict or not callable(to_dict):
+        return value
+    return to_dict(mode="json")
 
 
 def map_status(status: str, reason: str, *, has_tool_calls: bool) -> StopReason:
@@ -101,22 +115,27 @@ def _count(value: object) -> int:
     return value if type(value) is int and value > 0 else 0
 
 
-def usage_from(raw: Any) -> Usage | None:
-    """Core usage from a `ResponseUsage`: `input_tokens` includes cached and
-    cache-written tokens, so those are taken out; `output_tokens` includes the
-    reasoning tokens, reported as `reasoning_tokens` too. Counts that are not integers
-    read as 0."""
-    if raw is None or isinstance(raw, _SCALARS):
+def _object(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if type(value) is dict else {}
+
+
+def usage_from(raw: object) -> Usage | None:
+    """Core usage from a response's `usage` object (None when it is not one):
+    `input_tokens` includes cached and cache-written tokens, so those are taken out;
+    `output_tokens` includes the reasoning tokens, reported as `reasoning_tokens` too.
+    Counts that are not integers read as 0."""
+    if type(raw) is not dict:
         return None
-    details = getattr(raw, "input_tokens_details", None)
-    cached = _count(getattr(details, "cached_tokens", None))
-    written = _count(getattr(details, "cache_write_tokens", None))
+    details = _object(raw.get("input_tokens_details"))
+    cached = _count(details.get("cached_tokens"))
+    written = _count(details.get("cache_write_tokens"))
     return Usage(
-        input_tokens=max(_count(getattr(raw, "input_tokens", None)) - cached - written, 0),
-        output_tokens=_count(getattr(raw, "output_tokens", None)),
+        input_tokens=max(_count(raw.get("input_tokens")) - cached - written, 0),
+        output_tokens=_count(raw.get("output_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
-        reasoning_tokens=reasoning_tokens(getattr(raw, "output_tokens_details", None)),
+        reasoning_tokens=_count(_object(raw.get("output_tokens_details")).get("reasoning_tokens")),
     )
 
 
@@ -203,15 +222,6 @@ def _call(item: Mapping[str, Any]) -> ToolUseBlock:
     )
 
 
-def _item_dict(item: Any) -> dict[str, Any]:
-    if isinstance(item, dict):
-        return item
-    if item is None or isinstance(item, _SCALARS):
-        raise malformed(f"an output item is not an object: {show(item)}")
-    as_dict: dict[str, Any] = item.to_dict(mode="json")
-    return as_dict
-
-
 def read_output(
     items: list[Any], response_id: str, streamed: Streamed | None = None
 ) -> tuple[tuple[Block, ...], bool, bool]:
@@ -219,8 +229,9 @@ def read_output(
     it refused. `streamed` are the annotations a stream announced."""
     blocks: list[Block] = []
     calls = refused = False
-    for position, raw in enumerate(items):
-        item = _item_dict(raw)
+    for position, item in enumerate(items):
+        if type(item) is not dict:
+            raise malformed(f"an output item is not an object: {show(item)}")
         kind = item.get("type")
         if kind == "reasoning":
             blocks.append(_thinking(item))
@@ -250,53 +261,64 @@ def _keep_response_id(blocks: list[Block], response_id: str) -> None:
 
 
 def response_from(
-    reply: Any, items: list[Any] | None = None, streamed: Streamed | None = None
+    reply: object, items: list[Any] | None = None, streamed: Streamed | None = None
 ) -> ModelResponse:
-    """A `ModelResponse` for an SDK `Response` (a whole reply, or the one a stream
-    ended with). `items`, when given, are used in place of an empty `output` (a
+    """A `ModelResponse` for a response's JSON object (a whole reply, or the one a
+    stream ended with). `items`, when given, are used in place of an empty `output` (a
     server whose final event leaves the output out); `streamed` annotations fill the
-    text parts left without any."""
-    if not isinstance(reply, Response):
+    text parts left without any. Anything but an object raises `ProviderError` naming
+    what came instead."""
+    if type(reply) is not dict:
         shown = clip(reply, 80) if isinstance(reply, str) else show(reply)
         raise ProviderError(f"{PROVIDER}: the reply is not a response: {shown}", provider=PROVIDER)
-    output = getattr(reply, "output", None)
+    output = reply.get("output")
     if not isinstance(output, list):
         raise malformed(f"no output list: {show(output)}")
-    status = _text(getattr(reply, "status", None), "status") or "completed"
+    status = _text(reply.get("status"), "status") or "completed"
     if status == "failed":
-        error = getattr(reply, "error", None)
-        detail = _text(getattr(error, "message", None), "an error message") or "no reason given"
+        message = _object(reply.get("error")).get("message")
+        detail = _text(message, "an error message") or "no reason given"
         raise ProviderError(f"{PROVIDER}: the response failed: {detail}", provider=PROVIDER)
-    response_id = _text(getattr(reply, "id", None), "id")
+    response_id = _text(reply.get("id"), "id")
     try:
         blocks, calls, refused = read_output(output or items or [], response_id, streamed)
-    except (ValueError, AttributeError) as error:  # pydantic's errors, bad nesting
+    except (ValueError, AttributeError, TypeError) as error:  # pydantic's errors, bad nesting
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise malformed(first) from error
-    details = getattr(reply, "incomplete_details", None)
-    reason = _text(getattr(details, "reason", None), "incomplete reason") if details else ""
+    details = reply.get("incomplete_details")
+    reason = _text(_object(details).get("reason"), "incomplete reason")
     stop = (
         StopReason.CONTENT_FILTER if refused else map_status(status, reason, has_tool_calls=calls)
     )
-    model = getattr(reply, "model", "")
+    model = reply.get("model")
     return ModelResponse(
         message=Message(role="assistant", content=blocks),
         stop_reason=stop,
-        usage=usage_from(getattr(reply, "usage", None)),
+        usage=usage_from(reply.get("usage")),
         raw_stop_reason=reason if status == "incomplete" and reason else status,
         model=model if isinstance(model, str) else "",
     )
 
 
+def _index(event: dict[str, Any], what: str) -> int:
+    index = event.get(what)
+    if type(index) is not int:
+        raise malformed(f"an event's {what} is not a number: {show(index)}")
+    return index
+
+
 class ResponsesAssembler:
-    """Folds Responses stream events into deltas and one final `ModelResponse`.
+    """Folds Responses stream events, given as JSON objects, into deltas and one final
+    `ModelResponse`.
 
     Text, refusal, reasoning summary (a blank line between the summaries of one item)
     and reasoning text deltas, and function call argument deltas (`ToolCallDelta`
     with the call's `call_id`), in stream order. The stream is whole (`finished`) at
-    `response.completed` or `response.incomplete`, whose response is the final reply
-    (with the items of `response.output_item.done` when it leaves its output out).
-    `response.failed` and `error` events raise the error `fail` builds. Implements
+    `response.completed` or `response.incomplete`, whose response is the final reply,
+    read by `response_from` (with the items of `response.output_item.done` when it
+    leaves its output out). `response.failed` and `error` events raise the error
+    `fail` builds; an event that is not an object, or a delta of the wrong shape, is a
+    malformed reply. Events of other types are skipped. Implements
     `automata.core.providers.StreamAssembler`.
     """
 
@@ -312,49 +334,53 @@ class ResponsesAssembler:
         self.finished = False
 
     def feed(self, event: Any) -> list[Delta]:
-        kind = getattr(event, "type", None)
+        if type(event) is not dict:
+            raise malformed(f"a stream event is not an object: {show(event)}")
+        kind = event.get("type")
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
-            delta = _text(event.delta, "a text delta")
+            delta = _text(event.get("delta"), "a text delta")
             return [TextDelta(delta)] if delta else []
         if kind == "response.function_call_arguments.delta":
-            delta = _text(event.delta, "an arguments delta")
-            call = self._calls.get(event.output_index)
+            delta = _text(event.get("delta"), "an arguments delta")
+            at = _index(event, "output_index")
+            call = self._calls.get(at)
             if call is None:
-                raise malformed(f"arguments for an unknown call at {event.output_index!r}")
+                raise malformed(f"arguments for an unknown call at {at!r}")
             return [ToolCallDelta(call[0], call[1], delta)] if delta else []
         if kind == "response.reasoning_summary_text.delta":
             return self._summary(event)
         if kind == "response.reasoning_text.delta":
-            delta = _text(event.delta, "a reasoning delta")
+            delta = _text(event.get("delta"), "a reasoning delta")
             return [ThinkingDelta(delta)] if delta else []
         if kind == "response.output_item.added":
-            item = event.item
-            if getattr(item, "type", None) == "function_call":
-                call_id = _text(item.call_id, "a function call's call_id")
-                self._calls[event.output_index] = (call_id, _text(item.name, "a function name"))
+            item = _object(event.get("item"))
+            if item.get("type") == "function_call":
+                call_id = _text(item.get("call_id"), "a function call's call_id")
+                name = _text(item.get("name"), "a function name")
+                self._calls[_index(event, "output_index")] = (call_id, name)
         elif kind == "response.output_item.done":
-            self._done[event.output_index] = event.item
+            self._done[_index(event, "output_index")] = event.get("item")
         elif kind == "response.output_text.annotation.added":
             self._annotation(event)
         elif kind == "response.completed" or kind == "response.incomplete":
-            self._final = event.response
+            self._final = event.get("response")
             self.finished = True
         elif kind == "response.failed":
-            error = getattr(event.response, "error", None)
-            code = _text(getattr(error, "code", None), "an error code")
-            message = _text(getattr(error, "message", None), "an error message")
+            error = _object(_object(event.get("response")).get("error"))
+            code = _text(error.get("code"), "an error code")
+            message = _text(error.get("message"), "an error message")
             raise self._fail(code, message or "the response failed")
         elif kind == "error":
-            code = _text(getattr(event, "code", None), "an error code")
-            raise self._fail(code, _text(getattr(event, "message", None), "an error message"))
+            code = _text(event.get("code"), "an error code")
+            raise self._fail(code, _text(event.get("message"), "an error message"))
         return []
 
-    def _summary(self, event: Any) -> list[Delta]:
-        delta = _text(event.delta, "a summary delta")
-        index, summary = event.output_index, event.summary_index
+    def _summary(self, event: dict[str, Any]) -> list[Delta]:
+        delta = _text(event.get("delta"), "a summary delta")
+        index, summary = _index(event, "output_index"), event.get("summary_index")
         seen = self._summaries.get(index, 0)
         out: list[Delta] = []
-        if isinstance(summary, int) and summary > seen:
+        if type(summary) is int and summary > seen:
             # The summaries of one item are joined by a blank line, as in the reply.
             out.extend(ThinkingDelta(THINKING_SEPARATOR) for _ in range(summary - seen))
             self._summaries[index] = summary
@@ -362,15 +388,26 @@ class ResponsesAssembler:
             out.append(ThinkingDelta(delta))
         return out
 
-    def _annotation(self, event: Any) -> None:
-        annotation = getattr(event, "annotation", None)
+    def _annotation(self, event: dict[str, Any]) -> None:
+        annotation = event.get("annotation")
         if annotation is None:
             return
-        if not isinstance(annotation, Mapping):
-            annotation = _item_dict(annotation)
-        key = (event.output_index, event.content_index)
+        if type(annotation) is not dict:
+            raise malformed(f"an annotation is not an object: {show(annotation)}")
+        key = (_index(event, "output_index"), _index(event, "content_index"))
         self._annotations.setdefault(key, []).append(annotation)
 
     def response(self) -> ModelResponse:
         done = [self._done[k] for k in sorted(self._done)]
         return response_from(self._final, done, self._annotations)
+
+
+class ModelEventsAssembler(ResponsesAssembler):
+    """`ResponsesAssembler` for the SDK's event models (a stream of
+    `responses.create`): each event is dumped to its JSON (`json_of`) and folded by
+    the same rules."""
+
+    __slots__ = ()
+
+    def feed(self, event: Any) -> list[Delta]:
+        return super().feed(json_of(event))
