@@ -23,7 +23,6 @@ with a message saying what was wrong; nothing else escapes.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -45,6 +44,7 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
+from automata.core.providers.reading import clip, count, read_arguments, typed
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 PROVIDER: Final = "openai"
@@ -60,7 +60,6 @@ FINISH_REASONS: Final[Mapping[str, StopReason]] = {
 _REASONING_FIELDS: Final = ("reasoning_content", "reasoning")
 _MESSAGE_FIELDS: Final = ("extra_content", "thought_signature")
 """Vendor fields of an assistant message that are kept (Gemini's thought signatures)."""
-_CLIP: Final = 200
 
 
 def map_finish_reason(raw: str | None, *, has_tool_calls: bool = False) -> StopReason:
@@ -77,13 +76,6 @@ def map_finish_reason(raw: str | None, *, has_tool_calls: bool = False) -> StopR
     if mapped is StopReason.END_TURN and has_tool_calls:
         return StopReason.TOOL_USE
     return mapped
-
-
-def clip(text: str, limit: int = _CLIP) -> str:
-    """`text` quoted, cut to `limit` characters (saying how long it was) when longer."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def show(value: object) -> str:
@@ -103,28 +95,6 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
-    """The input for a call's `arguments` text, and why it could not be read (None
-    when it could). No arguments at all read as `{}`."""
-    if not arguments:
-        return {}, None
-    try:
-        value = json.loads(arguments, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as error:
-        cut = isinstance(error, json.JSONDecodeError) and (
-            error.msg.startswith("Unterminated") or error.pos >= len(arguments.rstrip())
-        )
-        why = "were cut off" if cut else "are not valid JSON"
-        return {}, f"arguments {why}: {clip(arguments)}"
-    if isinstance(value, dict):
-        return value, None
-    return {}, f"arguments are not a JSON object: {clip(arguments)}"
-
-
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
     cache-written tokens, so those are taken out of `input_tokens`; the reasoning part
@@ -133,12 +103,12 @@ def usage_from(raw: Any) -> Usage | None:
     if raw is None or isinstance(raw, str | int | float | list | dict):
         return None
     details = getattr(raw, "prompt_tokens_details", None)
-    cached = _count(getattr(details, "cached_tokens", None))
-    written = _count(getattr(details, "cache_write_tokens", None))
-    prompt = _count(getattr(raw, "prompt_tokens", None))
+    cached = count(getattr(details, "cached_tokens", None))
+    written = count(getattr(details, "cache_write_tokens", None))
+    prompt = count(getattr(raw, "prompt_tokens", None))
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
-        output_tokens=_count(getattr(raw, "completion_tokens", None)),
+        output_tokens=count(getattr(raw, "completion_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
@@ -149,15 +119,7 @@ def reasoning_tokens(details: object) -> int:
     """The `reasoning_tokens` of a usage's output details (Chat Completions'
     `completion_tokens_details`, the Responses API's `output_tokens_details`), 0 when
     there are none."""
-    return _count(getattr(details, "reasoning_tokens", None))
-
-
-def _count(value: object) -> int:
-    return value if type(value) is int and value > 0 else 0
-
-
-def _typed(value: object, kind: type[Any]) -> Any:
-    return value if isinstance(value, kind) and not isinstance(value, bool) else None
+    return count(getattr(details, "reasoning_tokens", None))
 
 
 def citation_from(annotation: Mapping[str, Any]) -> Citation:
@@ -173,11 +135,11 @@ def citation_from(annotation: Mapping[str, Any]) -> Citation:
     return Citation(
         kind=kind,
         provider=PROVIDER,
-        document_title=_typed(body.get("filename"), str),
-        start=_typed(body.get("start_index"), int),
-        end=_typed(body.get("end_index"), int),
-        url=_typed(body.get("url"), str),
-        title=_typed(body.get("title"), str),
+        document_title=typed(body.get("filename"), str),
+        start=typed(body.get("start_index"), int),
+        end=typed(body.get("end_index"), int),
+        url=typed(body.get("url"), str),
+        title=typed(body.get("title"), str),
         raw=dict(annotation),
     )
 

@@ -47,15 +47,8 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
-from automata.openai._reply import (
-    PROVIDER,
-    citation_from,
-    clip,
-    malformed,
-    read_arguments,
-    reasoning_tokens,
-    show,
-)
+from automata.core.providers.reading import clip, count, read_arguments
+from automata.openai._reply import PROVIDER, citation_from, malformed, reasoning_tokens, show
 from openai.types.responses import Response
 
 __all__ = [
@@ -96,10 +89,6 @@ def map_status(status: str, reason: str, *, has_tool_calls: bool) -> StopReason:
     return StopReason.UNKNOWN
 
 
-def _count(value: object) -> int:
-    return value if type(value) is int and value > 0 else 0
-
-
 def usage_from(raw: Any) -> Usage | None:
     """Core usage from a `ResponseUsage`: `input_tokens` includes cached and
     cache-written tokens, so those are taken out; `output_tokens` includes the
@@ -108,11 +97,11 @@ def usage_from(raw: Any) -> Usage | None:
     if raw is None or isinstance(raw, _SCALARS):
         return None
     details = getattr(raw, "input_tokens_details", None)
-    cached = _count(getattr(details, "cached_tokens", None))
-    written = _count(getattr(details, "cache_write_tokens", None))
+    cached = count(getattr(details, "cached_tokens", None))
+    written = count(getattr(details, "cache_write_tokens", None))
     return Usage(
-        input_tokens=max(_count(getattr(raw, "input_tokens", None)) - cached - written, 0),
-        output_tokens=_count(getattr(raw, "output_tokens", None)),
+        input_tokens=max(count(getattr(raw, "input_tokens", None)) - cached - written, 0),
+        output_tokens=count(getattr(raw, "output_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=reasoning_tokens(getattr(raw, "output_tokens_details", None)),
