@@ -229,3 +229,14 @@ async def test_missing_or_mistyped_usage_counts_read_as_zero(
     body = {k: v for k, v in replies.message(TEXT).items() if k != "usage"}
     server.enqueue(Reply(json_body=body))
     assert (await provider.complete(REQUEST)).usage == Usage()
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])
+async def test_a_negative_usage_count_reads_as_zero_and_never_lowers_the_usage(
+    server: WireServer, provider: AnthropicProvider, streamed: bool
+) -> None:
+    usage = {"input_tokens": -7, "output_tokens": -5, "cache_read_input_tokens": -3}
+    body = replies.message(TEXT, usage=usage)
+    server.enqueue(Reply(events=replies.stream_events(body)) if streamed else Reply(json_body=body))
+    response = await final_response(provider, REQUEST, streamed=streamed)
+    assert response.usage == Usage()

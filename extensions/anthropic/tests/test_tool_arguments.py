@@ -93,8 +93,18 @@ async def only_call(server: WireServer, provider: AnthropicProvider, reply: Repl
         (streamed_call("[1, ", "2]"), "arguments are not a JSON object: '[1, 2]'"),
         (streamed_call('{"city": ', '"Os'), """arguments were cut off: '{"city": "Os'"""),
         (streamed_call('{"city": Oslo}'), """arguments are not valid JSON: '{"city": Oslo}'"""),
+        (streamed_call('{"x": NaN}'), """arguments are not valid JSON: '{"x": NaN}'"""),
     ],
-    ids=["json-string", "json-list", "json-null", "stream-string", "stream-list", "cut-off", "bad"],
+    ids=[
+        "json-string",
+        "json-list",
+        "json-null",
+        "stream-string",
+        "stream-list",
+        "cut-off",
+        "bad",
+        "not-a-number",
+    ],
 )
 async def test_arguments_that_are_not_a_json_object_are_reported_not_emptied(
     server: WireServer, provider: AnthropicProvider, reply: Reply, message: str
@@ -106,8 +116,9 @@ async def test_arguments_that_are_not_a_json_object_are_reported_not_emptied(
 async def test_a_long_unreadable_argument_text_is_shortened_in_the_report(
     server: WireServer, provider: AnthropicProvider
 ) -> None:
-    call = await only_call(server, provider, streamed_call('{"city": "' + "x" * 500))
-    assert call.input_error == 'arguments were cut off: \'{"city": "' + "x" * 70 + "...'"
+    arguments = '{"city": "' + "x" * 500
+    call = await only_call(server, provider, streamed_call(arguments))
+    assert call.input_error == f"arguments were cut off: {arguments[:200]!r}... (510 characters)"
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])

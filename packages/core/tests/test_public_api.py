@@ -19,6 +19,7 @@ PUBLIC_MODULES = (
     "automata.core.testing",
     "automata.core.testing.conformance",
     "automata.core.providers",
+    "automata.core.providers.reading",
 )
 
 CORE = [
@@ -177,7 +178,8 @@ CONFORMANCE = [
     "collect_stream",
     "run_conformance",
 ]
-"""The provider conformance kit; `automata.core.providers` is pinned in test_providers.py."""
+"""The provider conformance kit; `automata.core.providers` is pinned in test_providers.py,
+`automata.core.providers.reading` in test_provider_reading.py."""
 
 PINNED = {
     "automata.core": CORE,

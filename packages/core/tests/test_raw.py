@@ -1,4 +1,4 @@
-"""The raw request and reply helpers of the provider toolkit (`automata.core._raw`)."""
+"""The raw request and reply helpers of the provider toolkit (`automata.core.providers._raw`)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,6 @@ from automata.anthropic._reading import (
     _TEXT_FIELDS,
     _TEXT_TYPES,
     StreamAccumulator,
-    _count,
     _data,
     _fold,
     _modelled,
@@ -45,6 +44,7 @@ from automata.core.providers import (
     ToolCallDelta,
     Usage,
 )
+from automata.core.providers.reading import count
 
 __all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
 
@@ -58,10 +58,10 @@ def usage_from_json(raw: object) -> Usage:
         return usage_from(raw)
     get = raw.get
     return Usage(
-        input_tokens=_count(get("input_tokens")),
-        output_tokens=_count(get("output_tokens")),
-        cache_read_tokens=_count(get("cache_read_input_tokens")),
-        cache_write_tokens=_count(get("cache_creation_input_tokens")),
+        input_tokens=count(get("input_tokens")),
+        output_tokens=count(get("output_tokens")),
+        cache_read_tokens=count(get("cache_read_input_tokens")),
+        cache_write_tokens=count(get("cache_creation_input_tokens")),
         extra=usage_extra(raw) if "server_tool_use" in raw else {},
     )
 

@@ -50,6 +50,7 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
+from automata.core.providers.reading import clip, count, read_arguments, typed
 
 __all__ = [
     "StreamAccumulator",
@@ -60,9 +61,6 @@ __all__ = [
     "turn_extra",
     "usage_from",
 ]
-
-_SHOWN: Final = 80
-"""How many characters of unreadable tool arguments an `input_error` quotes."""
 
 _USAGE_FIELDS: Final = (
     ("input_tokens", "input_tokens"),
@@ -80,10 +78,6 @@ _MODELLED: Final[Mapping[str, frozenset[str]]] = {
 _DEFAULTS: Final[Mapping[str, object]] = {"caller": {"type": "direct"}}
 
 # --------------------------------------------------------------------------- usage
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _field(raw: Any, name: str) -> object:
@@ -108,7 +102,7 @@ def usage_extra(raw: Any) -> dict[str, Any]:
         return {}
     if not isinstance(tools, Mapping):
         tools = tools.to_dict(mode="json") if hasattr(tools, "to_dict") else {}
-    counts = {name: _count(value) for name, value in tools.items() if _count(value)}
+    counts = {name: count(value) for name, value in tools.items() if count(value)}
     return {PROVIDER: {"server_tool_use": counts}} if counts else {}
 
 
@@ -118,7 +112,7 @@ def usage_from(raw: Any) -> Usage:
     tools' request counts in `extra` (`usage_extra`)."""
     parts = _iterations(raw) or [raw]
     return Usage(
-        **{core: sum(_count(_field(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS},
+        **{core: sum(count(_field(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS},
         extra=usage_extra(raw),
     )
 
@@ -133,7 +127,7 @@ def _stream_usage(start: Any, delta: Any) -> Usage:
     values = {}
     for core, wire in _USAGE_FIELDS:
         later = _field(delta, wire)
-        values[core] = _count(later if later is not None else _field(start, wire))
+        values[core] = count(later if later is not None else _field(start, wire))
     later_tools = _field(delta, "server_tool_use") is not None
     return Usage(**values, extra=usage_extra(delta if later_tools else start))
 
@@ -181,10 +175,6 @@ _SPANS: Final[Mapping[str, tuple[str, str]]] = {
 }
 
 
-def _typed(value: object, kind: type[Any]) -> Any:
-    return value if isinstance(value, kind) and not isinstance(value, bool) else None
-
-
 def citation_from(raw: Mapping[str, Any]) -> Citation:
     """A `Citation` for one citation object as the API sent it (kept whole as `raw`)."""
     kind = raw.get("type")
@@ -193,13 +183,13 @@ def citation_from(raw: Mapping[str, Any]) -> Citation:
     return Citation(
         kind=kind,
         provider=PROVIDER,
-        cited_text=_typed(raw.get("cited_text"), str),
-        document_index=_typed(raw.get("document_index"), int),
-        document_title=_typed(raw.get("document_title"), str),
-        start=_typed(raw.get(start), int),
-        end=_typed(raw.get(end), int),
-        url=_typed(raw.get("url") or raw.get("source"), str),
-        title=_typed(raw.get("title"), str),
+        cited_text=typed(raw.get("cited_text"), str),
+        document_index=typed(raw.get("document_index"), int),
+        document_title=typed(raw.get("document_title"), str),
+        start=typed(raw.get(start), int),
+        end=typed(raw.get(end), int),
+        url=typed(raw.get("url") or raw.get("source"), str),
+        title=typed(raw.get("title"), str),
         raw=dict(raw),
     )
 
@@ -215,31 +205,11 @@ def _text_block(data: Mapping[str, Any]) -> TextBlock:
     return TextBlock(text=data["text"], extra=_extra(data, "text"))
 
 
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
-
-
 def arguments_from(value: object) -> tuple[dict[str, Any], str | None]:
     """A tool call's `input` as received: the object, or `{}` and why it is not one."""
     if isinstance(value, dict):
         return value, None
-    return {}, f"arguments are not a JSON object: {_shown(json.dumps(value))}"
-
-
-def arguments_from_text(text: str) -> tuple[dict[str, Any], str | None]:
-    """Streamed `input_json_delta` fragments, joined: the object they spell, or `{}`
-    and why they spell none (cut off, not JSON, not an object)."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        cut_off = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated")
-        reason = "were cut off" if cut_off else "are not valid JSON"
-        return {}, f"arguments {reason}: {_shown(text)}"
-    except RecursionError:
-        return {}, f"arguments are not valid JSON: {_shown(text)}"
-    if isinstance(value, dict):
-        return value, None
-    return {}, f"arguments are not a JSON object: {_shown(text)}"
+    return {}, f"arguments are not a JSON object: {clip(json.dumps(value))}"
 
 
 def _tool_use(data: Mapping[str, Any], arguments: tuple[dict[str, Any], str | None]) -> Block:
@@ -352,11 +322,11 @@ class _Pending:
             return _modelled(data)
         if self.kind == "tool_use":
             text = "".join(self.json)
-            arguments = arguments_from_text(text) if text else arguments_from(data.get("input"))
+            arguments = read_arguments(text) if text else arguments_from(data.get("input"))
             return _tool_use(data, arguments)
         if self.json:
             # Server tool calls stream their input like tool_use does.
-            value, error = arguments_from_text("".join(self.json))
+            value, error = read_arguments("".join(self.json))
             if error is not None:
                 raise ProviderError(f"{PROVIDER}: {self.kind} block: {error}", provider=PROVIDER)
             data["input"] = value

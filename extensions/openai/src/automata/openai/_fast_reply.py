@@ -28,6 +28,7 @@ from automata.core.providers import (
     ToolCallDelta,
     Usage,
 )
+from automata.core.providers.reading import count
 from automata.openai._errors import StreamErrorEvent
 from automata.openai._reply import (
     PROVIDER,
@@ -41,7 +42,7 @@ from automata.openai._reply import (
     new_call_id,
     show,
 )
-from automata.openai._usage import USAGE_FIELDS, _count, usage_extra
+from automata.openai._usage import USAGE_FIELDS, usage_extra
 
 __all__ = ["JsonStreamAccumulator", "response_from_json", "stream_decoder", "usage_from_json"]
 
@@ -60,11 +61,11 @@ def usage_from_json(raw: object) -> Usage | None:
         return None
     details = raw.get("prompt_tokens_details")
     if type(details) is dict:
-        cached = _count(details.get("cached_tokens"))
-        written = _count(details.get("cache_write_tokens"))
+        cached = count(details.get("cached_tokens"))
+        written = count(details.get("cache_write_tokens"))
     else:
         cached = written = 0
-    prompt = _count(raw.get("prompt_tokens"))
+    prompt = count(raw.get("prompt_tokens"))
     output = raw.get("completion_tokens_details")
     kept = (
         None
@@ -73,10 +74,10 @@ def usage_from_json(raw: object) -> Usage | None:
     )
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
-        output_tokens=_count(raw.get("completion_tokens")),
+        output_tokens=count(raw.get("completion_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
-        reasoning_tokens=_count(output.get("reasoning_tokens")) if type(output) is dict else 0,
+        reasoning_tokens=count(output.get("reasoning_tokens")) if type(output) is dict else 0,
         extra=usage_extra(kept),
     )
 

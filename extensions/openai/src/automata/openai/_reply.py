@@ -26,7 +26,6 @@ with a message saying what was wrong; nothing else escapes.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -47,6 +46,7 @@ from automata.core.providers import (
     ToolCallDelta,
     ToolUseBlock,
 )
+from automata.core.providers.reading import clip, read_arguments, typed
 from automata.openai._usage import PROVIDER as PROVIDER  # the name every module keys by
 from automata.openai._usage import usage_from
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -86,13 +86,6 @@ def map_finish_reason(raw: str | None, *, has_tool_calls: bool = False) -> StopR
     return mapped
 
 
-def clip(text: str, limit: int = _CLIP) -> str:
-    """`text` quoted, cut to `limit` characters (saying how long it was) when longer."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text)} characters)"
-
-
 def show(value: object) -> str:
     """`repr(value)`, cut to 80 characters."""
     shown = repr(value)
@@ -110,32 +103,6 @@ def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def read_arguments(arguments: str) -> tuple[dict[str, Any], str | None]:
-    """The input for a call's `arguments` text, and why it could not be read (None
-    when it could). No arguments at all read as `{}`."""
-    if not arguments:
-        return {}, None
-    try:
-        value = json.loads(arguments, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as error:
-        cut = isinstance(error, json.JSONDecodeError) and (
-            error.msg.startswith("Unterminated") or error.pos >= len(arguments.rstrip())
-        )
-        why = "were cut off" if cut else "are not valid JSON"
-        return {}, f"arguments {why}: {clip(arguments)}"
-    if isinstance(value, dict):
-        return value, None
-    return {}, f"arguments are not a JSON object: {clip(arguments)}"
-
-
-def _typed(value: object, kind: type[Any]) -> Any:
-    return value if isinstance(value, kind) and not isinstance(value, bool) else None
-
-
 def citation_from(annotation: Mapping[str, Any]) -> Citation:
     """A `Citation` for one annotation as received (kept whole as `raw`). Its fields
     are read from the object named by its type (Chat Completions nests them:
@@ -149,11 +116,11 @@ def citation_from(annotation: Mapping[str, Any]) -> Citation:
     return Citation(
         kind=kind,
         provider=PROVIDER,
-        document_title=_typed(body.get("filename"), str),
-        start=_typed(body.get("start_index"), int),
-        end=_typed(body.get("end_index"), int),
-        url=_typed(body.get("url"), str),
-        title=_typed(body.get("title"), str),
+        document_title=typed(body.get("filename"), str),
+        start=typed(body.get("start_index"), int),
+        end=typed(body.get("end_index"), int),
+        url=typed(body.get("url"), str),
+        title=typed(body.get("title"), str),
         raw=dict(annotation),
     )
 

@@ -53,14 +53,8 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
-from automata.openai._reply import (
-    PROVIDER,
-    citation_from,
-    clip,
-    malformed,
-    read_arguments,
-    show,
-)
+from automata.core.providers.reading import clip, count, read_arguments
+from automata.openai._reply import PROVIDER, citation_from, malformed, show
 
 __all__ = [
     "WIRE",
@@ -111,10 +105,6 @@ def map_status(status: str, reason: str, *, has_tool_calls: bool) -> StopReason:
     return StopReason.UNKNOWN
 
 
-def _count(value: object) -> int:
-    return value if type(value) is int and value > 0 else 0
-
-
 def _object(value: object) -> dict[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
     return value if type(value) is dict else {}
@@ -128,14 +118,14 @@ def usage_from(raw: object) -> Usage | None:
     if type(raw) is not dict:
         return None
     details = _object(raw.get("input_tokens_details"))
-    cached = _count(details.get("cached_tokens"))
-    written = _count(details.get("cache_write_tokens"))
+    cached = count(details.get("cached_tokens"))
+    written = count(details.get("cache_write_tokens"))
     return Usage(
-        input_tokens=max(_count(raw.get("input_tokens")) - cached - written, 0),
-        output_tokens=_count(raw.get("output_tokens")),
+        input_tokens=max(count(raw.get("input_tokens")) - cached - written, 0),
+        output_tokens=count(raw.get("output_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
-        reasoning_tokens=_count(_object(raw.get("output_tokens_details")).get("reasoning_tokens")),
+        reasoning_tokens=count(_object(raw.get("output_tokens_details")).get("reasoning_tokens")),
     )
 
 

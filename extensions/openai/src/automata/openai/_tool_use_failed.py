@@ -24,7 +24,8 @@ from automata.core.providers import (
     StopReason,
     ToolUseBlock,
 )
-from automata.openai._reply import PROVIDER, clip, new_call_id
+from automata.core.providers.reading import clip
+from automata.openai._reply import PROVIDER, new_call_id
 
 __all__ = ["answer_for_tool_use_failed"]
 

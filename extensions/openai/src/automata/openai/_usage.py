@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from automata.core.providers import Usage
+from automata.core.providers.reading import count
 
 __all__ = ["PROVIDER", "USAGE_FIELDS", "reasoning_tokens", "usage_extra", "usage_from"]
 
@@ -39,12 +40,12 @@ def usage_from(raw: Any) -> Usage | None:
     if raw is None or isinstance(raw, str | int | float | list | dict):
         return None
     details = getattr(raw, "prompt_tokens_details", None)
-    cached = _count(getattr(details, "cached_tokens", None))
-    written = _count(getattr(details, "cache_write_tokens", None))
-    prompt = _count(getattr(raw, "prompt_tokens", None))
+    cached = count(getattr(details, "cached_tokens", None))
+    written = count(getattr(details, "cache_write_tokens", None))
+    prompt = count(getattr(raw, "prompt_tokens", None))
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
-        output_tokens=_count(getattr(raw, "completion_tokens", None)),
+        output_tokens=count(getattr(raw, "completion_tokens", None)),
         cache_read_tokens=cached,
         cache_write_tokens=written,
         reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
@@ -56,8 +57,4 @@ def reasoning_tokens(details: object) -> int:
     """The `reasoning_tokens` of a usage's output details (Chat Completions'
     `completion_tokens_details`, the Responses API's `output_tokens_details`), 0 when
     there are none."""
-    return _count(getattr(details, "reasoning_tokens", None))
-
-
-def _count(value: object) -> int:
-    return value if type(value) is int and value > 0 else 0
+    return count(getattr(details, "reasoning_tokens", None))

@@ -5,7 +5,7 @@ are not trusted (any OpenAI-compatible third party).
 `cap_reply_size(http_client, ...)` adds a response hook to an `httpx2.AsyncClient` (the
 HTTP client of the official Anthropic and OpenAI SDKs): the hook takes over undoing
 the reply's `Content-Encoding` (`gzip`, `x-gzip`, `deflate`, stacked or not), so the
-body is decoded by `ContentDecoder` (automata.core._content_coding), a slice of at
+body is decoded by `ContentDecoder` (automata.core.providers._content_coding), a slice of at
 most `SLICE` bytes at a time, yielding to the event loop between slices, and counts
 the decoded bytes; past `max_bytes` it raises `ReplyTooLargeError`. A body in another
 coding is left to the client (it is still counted). Both the SDK's own calls and the
@@ -21,8 +21,8 @@ import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
-from automata.core._content_coding import ContentDecoder
 from automata.core._errors import ProviderError, ReplyTooLargeError
+from automata.core.providers._content_coding import ContentDecoder
 
 __all__ = ["DEFAULT_MAX_REPLY_BYTES", "SLICE", "cap_reply_size", "reply_too_large"]
 

@@ -1,5 +1,5 @@
 """Undoing a body's `Content-Encoding` a slice at a time: the one bounded decoder that
-both the providers' reply cap (`automata.core._reply_cap`) and `automata.tools`'
+both the providers' reply cap (`automata.core.providers._reply_cap`) and `automata.tools`'
 `http_fetch` read compressed bodies with.
 
 `ContentDecoder` turns wire bytes into body bytes in slices of at most `SLICE` bytes

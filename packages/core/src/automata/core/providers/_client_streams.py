@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
-from automata.core._sdk_protocols import SDKStream
-from automata.core._sse import SKIP, RawStreamResponse, SSEStream
+from automata.core.providers._sdk_protocols import SDKStream
+from automata.core.providers._sse import SKIP, RawStreamResponse, SSEStream
 
 __all__ = ["ClientEventStream", "EventDecoder", "client_event_stream"]
 
