@@ -48,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -457,9 +458,13 @@ def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
     else:
         from automata.openai import OpenAIProvider
 
-        provider = OpenAIProvider(
-            "gpt-bench", api_key="k", base_url=f"{base_url}/v1", fast_path=fast_path
-        )
+        with warnings.catch_warnings():
+            # `fast_path` is deprecated for OpenAIProvider; False still goes through
+            # `chat.completions.create` (its models dumped into the same reader).
+            warnings.simplefilter("ignore", DeprecationWarning)
+            provider = OpenAIProvider(
+                "gpt-bench", api_key="k", base_url=f"{base_url}/v1", fast_path=fast_path
+            )
     # An async tool, like the hand-written loop's direct call: a sync tool would run
     # in a worker thread (the core keeps blocking functions off the event loop).
     return Agent(provider, tools=[tool(async_weather, name="weather")]), provider

@@ -1,11 +1,12 @@
-"""The SDK internals the fast path relies on, pinned so that an SDK upgrade that
+"""The SDK internals the default path relies on, pinned so that an SDK upgrade that
 changes them fails here, and the fallback to `chat.completions.create` when they
 change.
 
-The fast path posts the body it builds through `AsyncOpenAI.post` (with
-`cast_to=httpx.Response`, the body as JSON data, `body` and the API key as a bearer token)
-and reads the reply itself; the rest of the provider tests run on both paths (see
-conftest.py)."""
+The default path posts the body it builds through `AsyncOpenAI.post` (with
+`cast_to=httpx.Response`, the body as JSON data, `body` and the API key as a bearer
+token) and reads the reply's JSON itself; through `chat.completions.create` the SDK's
+models are dumped to their JSON and read by the same reader. The rest of the provider
+tests run on both paths (see conftest.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from automata.core.providers import post_raw, raw_post_problem
 from automata.openai import OpenAIProvider
 
 from . import replies
+from .older_client import OlderOpenAI, through_create
 
 WEATHER = ToolSpec("weather", "The weather.", {"type": "object", "properties": {}})
 REQUEST = ModelRequest(
@@ -32,7 +34,7 @@ REQUEST = ModelRequest(
 )
 
 
-def test_the_sdk_client_takes_the_fast_paths_requests() -> None:
+def test_the_sdk_client_takes_the_default_paths_requests() -> None:
     assert raw_post_problem(AsyncOpenAI(api_key="k")) is None
 
 
@@ -71,38 +73,27 @@ def test_the_sdks_error_for_an_error_inside_a_stream_takes_its_code_from_the_bod
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
-async def test_the_fast_path_sends_what_chat_completions_create_sends(
+async def test_the_default_path_sends_what_chat_completions_create_sends(
     server: WireServer, streamed: bool
 ) -> None:
-    for fast_path in (True, False):
+    for build in (OpenAIProvider, through_create):
         server.enqueue(replies.reply(replies.completion("Snow.")))
-        async with OpenAIProvider(
-            "gpt-test", api_key="k", base_url=f"{server.base_url}/v1", fast_path=fast_path
-        ) as provider:
+        async with build("gpt-test", api_key="k", base_url=f"{server.base_url}/v1") as provider:
             await final_response(provider, REQUEST, streamed=streamed)
-    fast, sdk = server.received
-    assert (fast.path, fast.body, fast.headers) == (sdk.path, sdk.body, sdk.headers)
-    assert fast.headers["authorization"] == "Bearer k"
+    posted, created = server.received
+
+    def headers(received: Any) -> dict[str, str]:  # the user agent names the client class
+        return {k: v for k, v in received.headers.items() if k != "user-agent"}
+
+    assert (posted.path, posted.body, headers(posted)) == (
+        created.path,
+        created.body,
+        headers(created),
+    )
+    assert posted.headers["authorization"] == "Bearer k"
 
 
-async def test_with_fast_path_off_a_call_returns_the_sdks_completion(server: WireServer) -> None:
-    server.enqueue(replies.reply(replies.completion("Snow.")))
-    async with OpenAIProvider(
-        "gpt-test", api_key="k", base_url=f"{server.base_url}/v1", fast_path=False
-    ) as provider:
-        reply = await provider.send(provider.request_params(REQUEST))
-    assert isinstance(reply, ChatCompletion)
-
-
-class OlderOpenAI(AsyncOpenAI):
-    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
-    changed it)."""
-
-    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, content=content, **rest)
-
-
-async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
+async def test_a_client_that_no_longer_takes_the_default_paths_requests_falls_back(
     server: WireServer,
 ) -> None:
     client = OlderOpenAI(api_key="k", base_url=f"{server.base_url}/v1")
@@ -112,8 +103,23 @@ async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
         "OpenAIProvider: calls go through chat.completions.create: "
         "OlderOpenAI.post takes no body, options, stream"
     )
-    assert not provider.fast_path
     server.enqueue(replies.reply(replies.completion("Snow.")))
-    response = await final_response(provider, REQUEST, streamed=False)
-    assert response.message.text == "Snow."
+    reply = await provider.send(provider.request_params(REQUEST))
+    assert isinstance(reply, ChatCompletion)
+    assert provider.parse_response(reply).message.text == "Snow."
     await client.close()
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+async def test_fast_path_is_deprecated_and_false_still_goes_through_create(
+    server: WireServer, fast_path: bool
+) -> None:
+    with pytest.warns(DeprecationWarning, match="fast_path is deprecated"):
+        provider = OpenAIProvider(
+            "gpt-test", api_key="k", base_url=f"{server.base_url}/v1", fast_path=fast_path
+        )
+    server.enqueue(replies.reply(replies.completion("Snow.")))
+    async with provider:
+        reply = await provider.send(provider.request_params(REQUEST))
+        assert isinstance(reply, ChatCompletion) is not fast_path
+        assert provider.parse_response(reply).message.text == "Snow."

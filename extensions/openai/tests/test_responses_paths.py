@@ -11,10 +11,11 @@ import httpx2
 import pytest
 from automata_wire_testing import Reply, WireServer, final_response
 from automata_wire_testing import responses as wire
-from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, ModelResponse, ProviderError, ToolSpec
 from automata.openai import OpenAIResponsesProvider
+
+from .older_client import OlderOpenAI
 
 REQUEST = ModelRequest(
     messages=(Message.user("Weather in Oslo?"),),
@@ -44,14 +45,6 @@ REPLIES: dict[str, dict[str, Any]] = {
         wire.function_call("call_1", "weather", '{"city":'), usage=None
     ),
 }
-
-
-class OlderOpenAI(AsyncOpenAI):
-    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
-    changed it)."""
-
-    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, content=content, **rest)
 
 
 def through_create(server: WireServer) -> OpenAIResponsesProvider:

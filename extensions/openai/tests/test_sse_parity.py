@@ -1,6 +1,7 @@
-"""The fast path reads a stream's bytes exactly as the SDK's `AsyncStream` does
-(`SSEParitySuite`), on the Chat Completions wire's corners: named events (Assistants
-names too), CR line ends, a comment alone, data split over two lines."""
+"""The default path reads a stream's bytes exactly as the SDK's `AsyncStream` does
+(`SSEParitySuite`, its SDK side through `chat.completions.create`), on the Chat
+Completions wire's corners: named events (Assistants names too), CR line ends, a
+comment alone, data split over two lines."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from automata.core.providers import RetryPolicy
 from automata.openai import OpenAIProvider
 
 from . import replies
+from .older_client import through_create
 
 ANSWER = replies.completion("Snow.")
 CHUNK = json.dumps(
@@ -42,10 +44,12 @@ class TestOpenAISSEParity(SSEParitySuite):
     }
 
     def provider(self, server: WireServer, *, fast_path: bool) -> OpenAIProvider:
-        return OpenAIProvider(
+        """The default path, or (not `fast_path`) through `chat.completions.create`,
+        whose stream the SDK's `AsyncStream` reads."""
+        build = OpenAIProvider if fast_path else through_create
+        return build(
             "gpt-test",
             api_key="k",
             base_url=f"{server.base_url}/v1",
-            fast_path=fast_path,
             retry_policy=RetryPolicy.never(),
         )

@@ -1,7 +1,8 @@
 """An error event after the finish reason (OpenRouter's "token limit reached", its
 chunk carrying usage) is raised, not dropped as the tail of a whole reply, and the
-run counts the usage it carried. On the SDK's path (`fast_path=False`) the SDK's
-stream drops the chunk, usage and all, when it raises: the error is raised alike."""
+run counts the usage it carried. Through `chat.completions.create` (a client whose
+`post` cannot take the body) the SDK's stream drops the chunk, usage and all, when it
+raises: the error is raised alike."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from automata.core import (
 
 from . import replies
 from .conftest import ProviderMaker
+from .older_client import ThroughCreate
 
 ERROR_USAGE = {"prompt_tokens": 30, "completion_tokens": 4096, "total_tokens": 4126}
 SPENT = Usage(input_tokens=30, output_tokens=4096)
@@ -43,8 +45,8 @@ def error_after_finish() -> Reply:
 
 
 def usage_on(provider: Any) -> Usage | None:
-    """The default path keeps the error chunk's usage; the SDK's drops the chunk."""
-    return SPENT if provider.fast_path else None
+    """The default path keeps the error chunk's usage; the SDK's stream drops the chunk."""
+    return None if isinstance(provider, ThroughCreate) else SPENT
 
 
 async def test_the_error_event_after_the_finish_reason_is_raised_with_its_usage(

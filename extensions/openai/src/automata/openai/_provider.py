@@ -16,22 +16,16 @@ from automata.core.providers import (
     client_event_stream,
     post_raw,
     raw_post_problem,
-    read_reply,
+    reply_data,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import reported_in_stream, vendor_error
-from automata.openai._fast_reply import JsonStreamAccumulator, response_from_json, stream_decoder
+from automata.openai._reply import PROVIDER, json_of, response_from
+from automata.openai._reply_stream import ModelChunksAssembler, StreamAccumulator, stream_decoder
 from automata.openai._tool_use_failed import answer_for_tool_use_failed
-from automata.openai._wire import (
-    PROVIDER,
-    StreamAccumulator,
-    WireSettings,
-    build_params,
-    response_from,
-)
+from automata.openai._wire import WireSettings, build_params
 from openai import AsyncOpenAI
 from openai._streaming import SSEDecoder
-from openai.types.chat import ChatCompletion
 
 __all__ = ["OpenAIProvider"]
 
@@ -39,13 +33,6 @@ _PATH: Final = "/chat/completions"
 """Where `chat.completions.create` posts (relative to the client's base URL)."""
 _OPTIONS: Final = {"security": {"bearer_auth": True}}
 """The request options `chat.completions.create` passes: the API key as a bearer token."""
-
-
-def _sdk_response(data: Any) -> ModelResponse:
-    """A reply's JSON read through the SDK's `ChatCompletion` model, as
-    `chat.completions.create` reads it (a body that is not an object is handed on as
-    it is)."""
-    return response_from(ChatCompletion.construct(**data) if isinstance(data, dict) else data)
 
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -75,12 +62,16 @@ class OpenAIProvider(OpenAIServices):
     with the deployment in the model name or as `azure_deployment`, `AsyncBedrockOpenAI`):
     the request goes out as that class's `chat.completions.create` sends it.
 
-    `fast_path` (default on) sends the request body it builds through the SDK
-    client's `post` and reads the reply's JSON and server-sent events straight into
-    blocks, skipping the SDK's parameter transformation and response models (the
-    same blocks, usage and errors, for less client CPU). `fast_path=False`, or a
-    client whose SDK no longer takes those requests (it warns then), goes through
-    `chat.completions.create` and the SDK's models instead.
+    The request body built from the blocks is posted through the client's `post`,
+    and the reply's JSON, or its chunks' JSON, is read straight into blocks, without
+    the SDK's parameter transformation and response models. A client whose `post` no
+    longer takes those requests goes through `chat.completions.create` (with a
+    `UserWarning`), its models dumped to the JSON they were read from and read by the
+    same reader: the same blocks, usage and errors either way.
+
+    `fast_path` is deprecated (a `DeprecationWarning` when passed): `fast_path=False`
+    still sends the calls through `chat.completions.create`, read by the same reader;
+    `fast_path=True` is the default path. It will be removed.
     """
 
     provider_name = PROVIDER
@@ -102,7 +93,7 @@ class OpenAIProvider(OpenAIServices):
         stream_usage: bool = True,
         embedding_model: str = DEFAULT_EMBEDDING_MODEL,
         embed_batch_size: int = MAX_EMBEDDING_INPUTS,
-        fast_path: bool = True,
+        fast_path: bool | None = None,
         **options: Unpack[SDKOptions],
     ) -> None:
         super().__init__(
@@ -112,17 +103,23 @@ class OpenAIProvider(OpenAIServices):
             embed_batch_size=embed_batch_size,
             **options,
         )
-        if fast_path:
-            problem = raw_post_problem(self.client)
-            if problem is not None:
-                warnings.warn(
-                    f"OpenAIProvider: calls go through chat.completions.create: {problem}",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                fast_path = False
-        self.fast_path = fast_path
-        """Whether calls skip the SDK's parameter transformation and models."""
+        if fast_path is not None:
+            warnings.warn(
+                "OpenAIProvider: fast_path is deprecated and will be removed; calls go "
+                "through the client's post, or through chat.completions.create "
+                "(fast_path=False, or a client whose post cannot take them), read by "
+                "the same reader either way",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        problem = raw_post_problem(self.client) if fast_path is not False else None
+        if problem is not None:
+            warnings.warn(
+                f"OpenAIProvider: calls go through chat.completions.create: {problem}",
+                UserWarning,
+                stacklevel=2,
+            )
+        self._posts_raw = problem is None and fast_path is not False
         self._settings = WireSettings(
             model=model,
             system_role=system_role,
@@ -147,12 +144,13 @@ class OpenAIProvider(OpenAIServices):
         return streamed
 
     async def send(self, params: dict[str, Any]) -> Any:
-        """On the fast path, the HTTP response of posting `params` through the client's
-        `post` as `chat.completions.create` posts them (the body as JSON data), so every
-        client class (Azure's deployment path and Entra tokens, Bedrock's, ...) prepares
-        the request its own way; a stream of its events' JSON, read in the client's own
-        framing, when `params` stream. Else the reply of `chat.completions.create`."""
-        if not self.fast_path:
+        """The HTTP response of posting `params` through the client's `post` as
+        `chat.completions.create` posts them (the body as JSON data), so every client
+        class (Azure's deployment path and Entra tokens, Bedrock's, ...) prepares the
+        request its own way; a stream of its events' JSON, read in the client's own
+        framing, when `params` stream. For a client without that `post`, the reply of
+        `chat.completions.create`."""
+        if not self._posts_raw:
             return await self.client.chat.completions.create(**params)
         stream = bool(params.get("stream"))
         response = await post_raw(
@@ -174,14 +172,14 @@ class OpenAIProvider(OpenAIServices):
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
-        if not self.fast_path:
-            return response_from(raw)
-        return read_reply(raw, response_from_json, _sdk_response)
+        """The reply's JSON (the SDK's model dumped to it, on `chat.completions.create`),
+        as blocks."""
+        return response_from(reply_data(raw) if self._posts_raw else json_of(raw))
 
     def new_assembler(self) -> StreamAssembler:
-        """An assembler for the stream `send` returns (JSON events or SDK models)."""
-        return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
+        """An assembler for the stream `send` returns (chunks' JSON, or the SDK's
+        chunk models dumped to it)."""
+        return StreamAccumulator() if self._posts_raw else ModelChunksAssembler()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

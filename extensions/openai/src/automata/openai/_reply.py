@@ -1,7 +1,10 @@
-"""Reading Chat Completions replies (whole, or streamed chunk by chunk) as core blocks.
+"""Reading Chat Completions replies as core blocks: the one reader of this wire.
 
-`response_from` reads an SDK `ChatCompletion`; `StreamAccumulator` folds
-`ChatCompletionChunk`s. Both read the variants compatible servers send (see
+`response_from` reads a whole chat completion's JSON object; `_reply_stream.py` folds
+a stream's chunks (their JSON objects) into the same reply model (`_Reply`), by the
+same rules. Whatever path a reply came by (the raw reply's JSON, or the SDK's models
+of `chat.completions.create` dumped to the JSON they were read from, see `json_of`),
+it is read here. Both read the variants compatible servers send (see
 docs/providers.md, "OpenAI-compatible servers checked") and keep what the next turn
 must carry back in the blocks' `extra["openai"]`:
 
@@ -40,16 +43,13 @@ from automata.core.providers import (
     RawBlock,
     StopReason,
     TextBlock,
-    TextDelta,
     ThinkingBlock,
     ThinkingDelta,
-    ToolCallDelta,
     ToolUseBlock,
 )
 from automata.core.providers.reading import clip, read_arguments, typed
 from automata.openai._usage import PROVIDER as PROVIDER  # the name every module keys by
 from automata.openai._usage import usage_from
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 FINISH_REASONS: Final[Mapping[str, StopReason]] = {
     "stop": StopReason.END_TURN,
@@ -68,6 +68,25 @@ _RECEIVED_FIELDS: Final = ("executed_tools", "channel")
 server-side tool calls and their results, and the channel it answered on; Groq
 refuses message fields it does not take)."""
 _CLIP: Final = 200
+_CALL_FIELDS: Final = frozenset({"id", "type", "function", "index"})
+"""A tool call's fields the SDK models (any other is a vendor field, kept)."""
+
+
+def json_of(value: object) -> Any:
+    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
+    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
+    their wire names, unset ones left out; a value of another type than the model's
+    field, as the SDK's lenient reading keeps it, is dumped as it came, without
+    pydantic's serializer warning), anything else as it is; a model nested too deep
+    to dump raises `ProviderError` (malformed). How a reply that came through the
+    SDK's models reaches the same reader as a raw reply's JSON."""
+    to_dict = getattr(value, "to_dict", None)
+    if type(value) is dict or not callable(to_dict):
+        return value
+    try:
+        return to_dict(mode="json", warnings=False)
+    except (ValueError, RecursionError) as error:  # nested past what pydantic dumps
+        raise malformed(f"the reply cannot be read as JSON: {error}") from error
 
 
 def map_finish_reason(raw: str | None, *, has_tool_calls: bool = False) -> StopReason:
@@ -200,13 +219,12 @@ class _Reply:
         for annotation in annotations:
             if isinstance(annotation, Mapping):
                 self.annotations.append(dict(annotation))
-            elif hasattr(annotation, "to_dict"):
-                self.annotations.append(annotation.to_dict(warnings=False))
             else:
                 raise malformed(f"an annotation is not an object: {show(annotation)}")
 
     def read_extra(self, extra: Mapping[str, Any], out: list[Delta] | None) -> None:
-        """Reasoning and kept vendor fields from a message's (or delta's) extras."""
+        """Reasoning, annotations and kept vendor fields from a message's JSON (or a
+        delta's, with `out` to add the deltas they carry to)."""
         for name in _REASONING_FIELDS:
             value = extra.get(name)
             if isinstance(value, str) and value:
@@ -235,7 +253,7 @@ class _Reply:
         for name in _RECEIVED_FIELDS:
             if name in extra:
                 self._receive(name, extra[name], whole=out is None)
-        if "annotations" in extra:  # a streamed delta's (the SDK does not model them)
+        if "annotations" in extra:
             self.read_annotations(extra["annotations"])
 
     def _receive(self, name: str, value: Any, *, whole: bool) -> None:
@@ -339,22 +357,23 @@ class _Call:
         self.arguments: list[str] = []
         self.fields: dict[str, Any] = {}
 
-    def read(self, call: Any) -> None:
-        """One tool call object, or a streamed fragment of one."""
-        call_id = getattr(call, "id", None)
+    def read(self, call: Mapping[str, Any]) -> None:
+        """One tool call's JSON object, or a streamed fragment of one."""
+        call_id = call.get("id")
         if call_id:
             self.id = _text(call_id, "a tool call's id")
-        function = getattr(call, "function", None)
+        function = call.get("function")
         if function is not None:
-            name = getattr(function, "name", None)
+            if type(function) is not dict:
+                raise malformed(f"a tool call's function is not an object: {show(function)}")
+            name = function.get("name")
             if name and not self.name:
                 self.name = _text(name, "a tool call's name")
-            arguments = getattr(function, "arguments", None)
+            arguments = function.get("arguments")
             if arguments:
                 self.arguments.append(_text(arguments, "a tool call's arguments"))
-        extra = getattr(call, "__pydantic_extra__", None)
-        if extra:
-            self.fields.update((k, v) for k, v in extra.items() if k != "index")
+        if not call.keys() <= _CALL_FIELDS:
+            self.fields.update((k, v) for k, v in call.items() if k not in _CALL_FIELDS)
 
     def block(self) -> ToolUseBlock:
         arguments = "".join(self.arguments)
@@ -379,151 +398,47 @@ def _read_calls(reply: _Reply, calls: object) -> None:
     if not isinstance(calls, list):
         raise malformed(f"tool_calls is not a list: {show(calls)}")
     for position, call in enumerate(calls):
-        if isinstance(call, str | int | float | list | dict) or call is None:
+        if type(call) is not dict:
             raise malformed(f"a tool call is not an object: {show(call)}")
-        if getattr(call, "type", None) not in (None, "function") or call.function is None:
+        if call.get("type") not in (None, "function") or call.get("function") is None:
             # Another kind of call (a custom tool's): kept as received.
-            reply.raw.append(RawBlock(provider=PROVIDER, data=call.to_dict()))
+            reply.raw.append(RawBlock(provider=PROVIDER, data=dict(call)))
             continue
         pending = _Call()
         pending.read(call)
         reply.calls[position] = pending
 
 
-def response_from(completion: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `ChatCompletion` (its first choice)."""
-    if not isinstance(completion, ChatCompletion):
-        shown = clip(completion, 80) if isinstance(completion, str) else show(completion)
+def response_from(data: object) -> ModelResponse:
+    """A `ModelResponse` for a chat completion's JSON object (its first choice). Any
+    other body (a proxy's text page, a JSON list) or a completion of the wrong shape
+    raises `ProviderError` saying what was wrong."""
+    if type(data) is not dict:
+        shown = clip(data, 80) if isinstance(data, str) else show(data)
         raise ProviderError(
             f"{PROVIDER}: the reply is not a chat completion: {shown}",
             provider=PROVIDER,
         )
-    choices = completion.choices
+    choices = data.get("choices")
     if not choices:
         raise malformed("no choices")
     if not isinstance(choices, list):
         raise malformed(f"choices is not a list: {show(choices)}")
-    message = getattr(choices[0], "message", None)
-    if message is None or isinstance(message, str | int | float | list | dict):
+    choice = choices[0]
+    message = choice.get("message") if type(choice) is dict else None
+    if type(message) is not dict:
         raise malformed(f"the first choice has no message object: {show(message)}")
     reply = _Reply()
-    extra = message.__pydantic_extra__
-    if extra:
-        reply.read_extra(extra, None)
-    _content(message.content, reply.thinking, reply.text)
-    refusal = _text(message.refusal, "refusal")
+    reply.read_extra(message, None)
+    _content(message.get("content"), reply.thinking, reply.text)
+    refusal = _text(message.get("refusal"), "refusal")
     if refusal:
         reply.refused = True
         reply.text.append(refusal)
-    _read_calls(reply, message.tool_calls)
-    reply.read_annotations(getattr(message, "annotations", None))
-    finish = _text(getattr(choices[0], "finish_reason", None), "finish_reason")
-    model = completion.model
-    return reply.response(finish, completion.usage, model if isinstance(model, str) else "")
-
-
-class StreamAccumulator:
-    """Folds chat completion chunks into deltas and one final `ModelResponse`.
-
-    `feed` returns the deltas a chunk carries (thinking before text; empty when it
-    carries none). The stream is whole (`finished`) once a finish reason was seen, or,
-    from a server that sends none (Snowflake Cortex), once the usage chunk (no
-    choices, asked for with `stream_options.include_usage`) arrived. A chunk of the
-    wrong shape raises `ProviderError`. Implements
-    `automata.core.providers.StreamAssembler`.
-    """
-
-    def __init__(self) -> None:
-        self._reply = _Reply()
-        self._finish = ""
-        self._usage: Any = None
-        self._model = ""
-        self.finished = False
-
-    def feed(self, chunk: Any) -> list[Delta]:
-        if not isinstance(chunk, ChatCompletionChunk):
-            raise malformed(f"a chunk is not a chat completion chunk: {show(chunk)}")
-        choices = chunk.choices or ()
-        if chunk.usage is not None:
-            self._usage = chunk.usage
-            if not choices:
-                self.finished = True
-        if chunk.model and not self._model and isinstance(chunk.model, str):
-            self._model = chunk.model
-        if not isinstance(choices, list | tuple):
-            raise malformed(f"a chunk's choices is not a list: {show(choices)}")
-        out: list[Delta] = []
-        reply = self._reply
-        for choice in choices:
-            if isinstance(choice, str | int | float | list | dict) or choice is None:
-                raise malformed(f"a chunk's choice is not an object: {show(choice)}")
-            if getattr(choice, "index", 0) not in (0, None):
-                continue
-            delta = getattr(choice, "delta", None)
-            if delta is not None:
-                if isinstance(delta, str | int | float | list | dict):
-                    raise malformed(f"a chunk's delta is not an object: {show(delta)}")
-                extra = delta.__pydantic_extra__
-                if extra:
-                    reply.read_extra(extra, out)
-                text = delta.content
-                if text:
-                    if isinstance(text, str):
-                        reply.text.append(text)
-                        out.append(TextDelta(text))
-                    else:
-                        self._parts(text, out)
-                refusal = delta.refusal
-                if refusal:
-                    reply.refused = True
-                    reply.text.append(_text(refusal, "refusal"))
-                    out.append(TextDelta(refusal))
-                if delta.tool_calls:
-                    self._fragments(delta.tool_calls, out)
-            finish = getattr(choice, "finish_reason", None)
-            if finish:
-                self._finish = _text(finish, "finish_reason")
-                self.finished = True
-        return out
-
-    def _parts(self, content: object, out: list[Delta]) -> None:
-        thinking: list[str] = []
-        text: list[str] = []
-        _content(content, thinking, text)
-        for part in thinking:
-            self._reply.thinking.append(part)
-            out.append(ThinkingDelta(part))
-        for part in text:
-            self._reply.text.append(part)
-            out.append(TextDelta(part))
-
-    def _fragments(self, fragments: object, out: list[Delta]) -> None:
-        if not isinstance(fragments, list):
-            raise malformed(f"tool_calls is not a list: {show(fragments)}")
-        calls = self._reply.calls
-        for fragment in fragments:
-            if isinstance(fragment, str | int | float | list | dict) or fragment is None:
-                raise malformed(f"a tool call fragment is not an object: {show(fragment)}")
-            index = fragment.index
-            if index is None:
-                # No index (some servers): a fragment naming a call starts a new one,
-                # any other continues the last.
-                named = fragment.id or getattr(fragment.function, "name", None)
-                index = max(calls, default=-1) + (1 if named or not calls else 0)
-            elif not isinstance(index, int):
-                raise malformed(f"a tool call fragment's index is not a number: {show(index)}")
-            pending = calls.get(index)
-            if pending is None:
-                pending = calls[index] = _Call()
-            written = len(pending.arguments)
-            pending.read(fragment)
-            if len(pending.arguments) > written:
-                if not pending.id:  # the final block must carry the id the deltas named
-                    pending.id = new_call_id()
-                out.append(ToolCallDelta(pending.id, pending.name, pending.arguments[-1]))
-
-    def response(self) -> ModelResponse:
-        return self._reply.response(self._finish, self._usage, self._model)
+    _read_calls(reply, message.get("tool_calls"))
+    finish = _text(choice.get("finish_reason"), "finish_reason")
+    model = data.get("model")
+    return reply.response(finish, data.get("usage"), model if isinstance(model, str) else "")
 
 
 def kept(block: Block, key: str) -> Any:

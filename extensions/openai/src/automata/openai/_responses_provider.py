@@ -19,9 +19,9 @@ from automata.core.providers import (
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
-from automata.openai._fast_reply import stream_decoder
 from automata.openai._provider import ReasoningEffort
 from automata.openai._reply import PROVIDER
+from automata.openai._reply_stream import stream_decoder
 from automata.openai._responses_reply import (
     ModelEventsAssembler,
     ResponsesAssembler,

@@ -54,7 +54,7 @@ from automata.core.providers import (
     Usage,
 )
 from automata.core.providers.reading import clip, count, read_arguments
-from automata.openai._reply import PROVIDER, citation_from, malformed, show
+from automata.openai._reply import PROVIDER, citation_from, json_of, malformed, show
 
 __all__ = [
     "WIRE",
@@ -82,17 +82,6 @@ INCOMPLETE_REASONS: Final[Mapping[str, StopReason]] = {
 
 StreamFailure = Callable[[str, str], ProviderError]
 """Builds the error for a failure reported inside a stream, from its code and message."""
-
-
-def json_of(value: object) -> Any:
-    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
-    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
-    their wire names, unset ones left out), anything else as it is. How a reply that
-    came through the SDK's models reaches the same reader as a raw reply's JSON."""
-    to_dict = getattr(value, "to_dict", None)
-    if type(value) is dict or not callable(to_dict):
-        return value
-    return to_dict(mode="json")
 
 
 def map_status(status: str, reason: str, *, has_tool_calls: bool) -> StopReason:

@@ -1,5 +1,5 @@
-"""Chat Completions usage as core `Usage` (the SDK's models and JSON alike): what
-`_reply.py` and `_fast_reply.py` read, and the Responses reader's reasoning count."""
+"""Chat Completions usage, read from its JSON, as core `Usage` (what `_reply.py` and
+`_reply_stream.py` report)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Final
 from automata.core.providers import Usage
 from automata.core.providers.reading import count
 
-__all__ = ["PROVIDER", "USAGE_FIELDS", "reasoning_tokens", "usage_extra", "usage_from"]
+__all__ = ["PROVIDER", "USAGE_FIELDS", "usage_extra", "usage_from"]
 
 PROVIDER: Final = "openai"
 """The provider's name, keying what it keeps (`_reply.py` hands it on)."""
@@ -32,29 +32,32 @@ def usage_extra(fields: Mapping[str, Any] | None) -> dict[str, Any]:
     return {PROVIDER: dict(fields)} if fields else {}
 
 
-def usage_from(raw: Any) -> Usage | None:
-    """Core usage from an SDK `CompletionUsage`: `prompt_tokens` includes cached and
-    cache-written tokens, so those are taken out of `input_tokens`; the reasoning part
-    of `completion_tokens` is `reasoning_tokens`; fields the SDK does not model are
-    kept in `extra["openai"]`. Counts that are not integers read as 0."""
-    if raw is None or isinstance(raw, str | int | float | list | dict):
+def usage_from(raw: object) -> Usage | None:
+    """Core usage from a `usage` JSON object (None when it is not one):
+    `prompt_tokens` includes cached and cache-written tokens, so those are taken out
+    of `input_tokens`; the reasoning part of `completion_tokens` is
+    `reasoning_tokens`; fields the SDK does not model (`USAGE_FIELDS`) are kept in
+    `extra["openai"]`. Counts that are not integers read as 0."""
+    if type(raw) is not dict:
         return None
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = count(getattr(details, "cached_tokens", None))
-    written = count(getattr(details, "cache_write_tokens", None))
-    prompt = count(getattr(raw, "prompt_tokens", None))
+    details = raw.get("prompt_tokens_details")
+    if type(details) is dict:
+        cached = count(details.get("cached_tokens"))
+        written = count(details.get("cache_write_tokens"))
+    else:
+        cached = written = 0
+    prompt = count(raw.get("prompt_tokens"))
+    output = raw.get("completion_tokens_details")
+    kept = (
+        None
+        if raw.keys() <= USAGE_FIELDS
+        else {k: v for k, v in raw.items() if k not in USAGE_FIELDS}
+    )
     return Usage(
         input_tokens=max(prompt - cached - written, 0),
-        output_tokens=count(getattr(raw, "completion_tokens", None)),
+        output_tokens=count(raw.get("completion_tokens")),
         cache_read_tokens=cached,
         cache_write_tokens=written,
-        reasoning_tokens=reasoning_tokens(getattr(raw, "completion_tokens_details", None)),
-        extra=usage_extra(getattr(raw, "__pydantic_extra__", None)),
+        reasoning_tokens=count(output.get("reasoning_tokens")) if type(output) is dict else 0,
+        extra=usage_extra(kept),
     )
-
-
-def reasoning_tokens(details: object) -> int:
-    """The `reasoning_tokens` of a usage's output details (Chat Completions'
-    `completion_tokens_details`, the Responses API's `output_tokens_details`), 0 when
-    there are none."""
-    return count(getattr(details, "reasoning_tokens", None))

@@ -3,9 +3,10 @@
 Outbound, `build_params` turns a `ModelRequest` into the keyword arguments of
 `AsyncOpenAI.chat.completions.create`, sending back what a compatible server needs
 from the blocks' `extra["openai"]` (see `automata.openai._reply`); inbound,
-`response_from` and `StreamAccumulator` (from `automata.openai._reply`) turn
-completions and chunks back into blocks. The request is never changed; nested values
-of it (schemas, tool inputs) may be shared with the params, which are only read.
+`response_from` (from `automata.openai._reply`) and `StreamAccumulator` (from
+`automata.openai._reply_stream`) turn completions' and chunks' JSON back into
+blocks. The request is never changed; nested values of it (schemas, tool inputs)
+may be shared with the params, which are only read.
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ from automata.core.providers import (
 from automata.openai._reply import (
     FINISH_REASONS,
     PROVIDER,
-    StreamAccumulator,
     all_kept,
     kept,
     map_finish_reason,
     response_from,
 )
+from automata.openai._reply_stream import StreamAccumulator
 
 ERROR_PREFIX: Final = "error: "
 """Put before a failed tool result's text: a tool message has no error flag."""
