@@ -15,8 +15,10 @@ Target: <= 1.00x, aiming for 0.60x (the Messages, Chat Completions and Responses
 skip the SDK's parameter transformation and response models: the fast path). A
 second table isolates the provider: one model call through
 `provider.complete`/`provider.stream` against the same call made by hand.
-`--sdk-path` builds those providers with `fast_path=False` instead, to measure the
-SDK's own calls and models the same way.
+`--sdk-path` builds those providers on the SDK's own calls and models instead
+(Chat Completions with `fast_path=False`; Messages on a client whose `post` takes no
+raw body, so through `messages.create`, its models dumped into the one reader), to
+measure them the same way.
 
 `--profile WIRE-MODE` (e.g. `anthropic-stream`) instead runs only the agent side of
 one case under cProfile and prints the top functions by cumulative time.
@@ -434,6 +436,18 @@ async def hand_responses(client: Any, model: str, stream: bool) -> str:
 SDK_PATH_ENV = "AUTOMATA_BENCH_SDK_PATH"
 
 
+def _create_only_anthropic(base_url: str) -> Any:
+    """An `AsyncAnthropic` whose `post` takes no raw body (as an SDK that changed it):
+    `AnthropicProvider` sends through `messages.create` with it."""
+    from anthropic import AsyncAnthropic
+
+    class CreateOnly(AsyncAnthropic):
+        async def post(self, path: str, *, cast_to: Any, **rest: Any) -> Any:
+            return await super().post(path, cast_to=cast_to, **rest)
+
+    return CreateOnly(api_key="k", base_url=base_url, max_retries=0)
+
+
 def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
     from automata.core import Agent, tool
 
@@ -443,14 +457,17 @@ def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
     if wire == "anthropic":
         from automata.anthropic import AnthropicProvider
 
-        provider: Any = AnthropicProvider(
-            "claude-bench",
-            api_key="k",
-            base_url=base_url,
-            max_tokens=1024,
-            cache_prompt=False,
-            fast_path=fast_path,
-        )
+        # One reader: `--sdk-path` gives it a client whose `post` takes no raw body,
+        # so calls go through `messages.create` and its models, dumped into the reader.
+        client = None if fast_path else _create_only_anthropic(base_url)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "AnthropicProvider: calls go through")
+            provider: Any = AnthropicProvider(
+                "claude-bench",
+                **({"client": client} if client else {"api_key": "k", "base_url": base_url}),
+                max_tokens=1024,
+                cache_prompt=False,
+            )
     elif wire == "openai-responses":
         from automata.openai import OpenAIResponsesProvider
 
@@ -820,7 +837,7 @@ def main() -> None:
     parser.add_argument(
         "--sdk-path",
         action="store_true",
-        help="build the providers with fast_path=False (the SDK's own calls and models)",
+        help="build the providers on the SDK's own calls and models (see the docstring)",
     )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--side", help=argparse.SUPPRESS)

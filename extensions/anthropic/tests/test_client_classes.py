@@ -167,7 +167,7 @@ async def test_each_client_class_sends_what_its_messages_create_sends(
 ) -> None:
     client = CLIENTS[name](recording.base_url)
     async with AnthropicProvider(MODEL, client=client, cache_prompt=False) as provider:
-        assert provider.fast_path
+        assert provider.posts_raw
         params = provider.request_params(REQUEST)
         if streamed:
             params = provider.stream_params(params)

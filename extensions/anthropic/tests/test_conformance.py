@@ -22,6 +22,7 @@ from automata.core import (
 )
 
 from . import replies
+from .conftest import through_create
 
 CONTENT: list[dict[str, Any]] = [
     {"type": "thinking", "thinking": "The user wants weather.", "signature": "sig-xyz"},
@@ -88,10 +89,11 @@ class TestAnthropicConformance(WireConformance):
         )
 
 
-class TestAnthropicConformanceOnTheSDKPath(TestAnthropicConformance):
-    """The same scenario through `messages.create` and the SDK's models."""
+class TestAnthropicConformancethrough_create(TestAnthropicConformance):
+    """The same scenario through `messages.create` and the SDK's models (a client whose
+    `post` does not take raw requests), dumped into the same reader."""
 
     def new_provider(self, base_url: str) -> AnthropicProvider:
-        return AnthropicProvider(
-            "claude-test", api_key="test-key", base_url=base_url, cache_prompt=True, fast_path=False
+        return through_create(
+            "claude-test", api_key="test-key", base_url=base_url, cache_prompt=True
         )

@@ -69,7 +69,7 @@ async def failure(server: WireServer, provider: AnthropicProvider, reply: Reply)
         ),
         (
             {**replies.message(TEXT), "content": ["text"]},
-            "anthropic: AttributeError: 'str' object has no attribute 'to_dict'",
+            "anthropic: TypeError: a content block is not an object: 'text'",
         ),
     ],
     ids=["content-null", "content-int", "text-missing", "id-missing", "block-str"],
@@ -105,9 +105,9 @@ async def test_a_200_text_plain_reply_is_a_provider_error_quoting_it(
     provider = make_provider()
     with pytest.raises(ProviderError) as caught:
         await provider.complete(REQUEST)
-    # The fast path has the HTTP reply and names its content type; through
+    # A raw post has the HTTP reply and names its content type; through
     # `messages.create` the SDK hands on the body's text alone.
-    named = " (text/plain)" if provider.fast_path else ""
+    named = " (text/plain)" if provider.posts_raw else ""
     assert str(caught.value) == f"anthropic: the reply is not a message{named}: {page!r}"
     assert (caught.value.provider, caught.value.retryable) == ("anthropic", False)
 
@@ -128,7 +128,7 @@ async def test_a_json_text_of_the_wrong_type_is_a_provider_error(
             events(
                 START, ("content_block_start", {"type": "content_block_start", "index": 0}), STOP
             ),
-            "anthropic: AttributeError: 'NoneType' object has no attribute 'to_dict'",
+            "anthropic: a content_block_start without a content_block object",
         ),
         (
             events(

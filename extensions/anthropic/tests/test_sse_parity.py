@@ -1,6 +1,7 @@
-"""The fast path reads a stream's bytes exactly as the SDK's `AsyncStream` does
+"""A raw post's stream reads its bytes exactly as the SDK's `AsyncStream` does
 (`SSEParitySuite`), on the Anthropic wire's corners: named events, an event name left
-empty, CR line ends, a NUL in an id."""
+empty, CR line ends, a NUL in an id. The suite's `fast_path=False` side is the path
+through `messages.create` (a client whose `post` does not take raw requests)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from automata.core import Message, TextDelta
 from automata.core.providers import ModelResponse, RetryPolicy
 
 from . import replies
+from .conftest import through_create
 
 ANSWER = replies.message([{"type": "text", "text": "Snow."}])
 EVENTS = replies.stream_events(ANSWER)  # message_start, ping, block start, 2 deltas, ...
@@ -38,12 +40,12 @@ class TestAnthropicSSEParity(SSEParitySuite):
     corners = CORNERS
 
     def provider(self, server: WireServer, *, fast_path: bool) -> AnthropicProvider:
-        return AnthropicProvider(
+        provider_class = AnthropicProvider if fast_path else through_create
+        return provider_class(
             "claude-test",
             api_key="k",
             base_url=server.base_url,
             cache_prompt=False,
-            fast_path=fast_path,
             retry_policy=RetryPolicy.never(),
         )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable
 from typing import Any, Final, Literal, TypeAlias, Unpack, cast
 
 import httpx2
@@ -18,15 +17,10 @@ from anthropic import (
     DefaultAsyncHttpxClient,
 )
 from anthropic._streaming import SSEDecoder
-from anthropic.types import Message as SDKMessage
 from automata.anthropic import _catalog
 from automata.anthropic._errors import vendor_error
-from automata.anthropic._fast_reading import (
-    JsonStreamAccumulator,
-    response_from_json,
-    stream_decoder,
-)
-from automata.anthropic._reading import StreamAccumulator, not_a_message, response_from
+from automata.anthropic._reading import json_of, response_from
+from automata.anthropic._stream import ModelEventsAccumulator, StreamAccumulator, stream_decoder
 from automata.anthropic._wire import PROVIDER, WireSettings, build_params
 from automata.core.providers import (
     ModelInfo,
@@ -39,7 +33,7 @@ from automata.core.providers import (
     client_event_stream,
     post_raw,
     raw_post_problem,
-    read_reply,
+    reply_data,
 )
 
 __all__ = ["AnthropicClient", "AnthropicProvider"]
@@ -58,27 +52,14 @@ _PATH: Final = "/v1/messages"
 """Where `messages.create` posts (relative to the client's base URL)."""
 
 
-def fast_path_problem(client: AsyncAnthropic) -> str | None:
-    """None when `client` takes the fast path's requests: its `post` takes what
+def raw_request_problem(client: AsyncAnthropic) -> str | None:
+    """None when `client` takes the requests `send` posts: its `post` takes what
     `post_raw` passes, and it builds the SDK's error for a stream's `error` event
     (`_make_status_error`); otherwise what is missing."""
     problem = raw_post_problem(client)
     if problem is None and not callable(getattr(client, "_make_status_error", None)):
         problem = f"{type(client).__name__} has no _make_status_error"
     return problem
-
-
-def _sdk_reader(content_type: str) -> Callable[[Any], ModelResponse]:
-    """What reads a reply's JSON through the SDK's `Message` model, as
-    `messages.create` reads it; a body that is not an object is `not_a_message`,
-    naming the reply's `content_type`."""
-
-    def read(data: Any) -> ModelResponse:
-        if not isinstance(data, dict):
-            raise not_a_message(data, content_type)
-        return response_from(SDKMessage.construct(**data))
-
-    return read
 
 
 class AnthropicProvider(SDKProvider[AsyncAnthropic]):
@@ -111,12 +92,13 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     `AsyncAnthropicBedrock`, `AsyncAnthropicVertex`, `AsyncAnthropicFoundry`, ...): the
     request goes out as that class's `messages.create` sends it.
 
-    `fast_path` (default on) sends the request body it builds through the SDK
-    client's `post` and reads the reply's JSON and server-sent events straight into
-    blocks, skipping the SDK's parameter transformation and response models (the
-    same blocks, usage and errors, for less client CPU). `fast_path=False`, or a
-    client whose SDK no longer takes those requests (it warns then), goes through
-    `messages.create` and the SDK's models instead.
+    The request body built from the blocks is posted through the client's `post` as
+    `messages.create` posts it, and the reply's JSON, or its events' JSON, is read
+    straight into blocks, without the SDK's parameter transformation and response
+    models. A client whose `post` no longer takes those requests goes through
+    `messages.create` (with a `UserWarning`), its models dumped to the JSON they were
+    read from and read by the same reader: the same blocks, usage and errors.
+    `fast_path` is deprecated and does nothing (a `DeprecationWarning` says so).
     """
 
     provider_name = PROVIDER
@@ -138,24 +120,31 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         thinking_mode: Literal["enabled", "adaptive"] = "enabled",
         effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None,
         sampling_params: bool = False,
-        fast_path: bool = True,
+        fast_path: bool | None = None,
         **options: Unpack[SDKOptions],
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         # The platform clients share AsyncAnthropic's request surface, not its class.
         super().__init__(model, client=cast(AsyncAnthropic | None, client), **options)
-        if fast_path:
-            problem = fast_path_problem(self.client)
-            if problem is not None:
-                warnings.warn(
-                    f"AnthropicProvider: calls go through messages.create: {problem}",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                fast_path = False
-        self.fast_path = fast_path
-        """Whether calls skip the SDK's parameter transformation and models."""
+        if fast_path is not None:
+            warnings.warn(
+                "AnthropicProvider(fast_path=...) is deprecated and does nothing: every "
+                "call posts through the client's post and reads the reply's JSON "
+                "(docs/providers.md)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        problem = raw_request_problem(self.client)
+        if problem is not None:
+            warnings.warn(
+                f"AnthropicProvider: calls go through messages.create: {problem}",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.posts_raw = problem is None
+        """Whether calls post through the client's `post` (else through
+        `messages.create`, for a client whose `post` does not take those requests)."""
         self._settings = WireSettings(
             model=model,
             max_tokens=max_tokens,
@@ -215,12 +204,13 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         return max_tokens > _NON_STREAMING_MAX_TOKENS
 
     async def send(self, params: dict[str, Any]) -> Any:
-        """On the fast path, the HTTP response of posting `params` through the client's
-        `post` as `messages.create` posts them (the body as JSON data, `extra_body` as
-        its extra JSON), so every client class (Bedrock's, Vertex's, ...) prepares the
-        request its own way; a stream of its events' JSON, read in the client's own
-        framing, when `params` stream. Else `messages.create`'s reply."""
-        if not self.fast_path:
+        """The HTTP response of posting `params` through the client's `post` as
+        `messages.create` posts them (the body as JSON data, `extra_body` as its extra
+        JSON), so every client class (Bedrock's, Vertex's, ...) prepares the request
+        its own way; a stream of its events' JSON, read in the client's own framing,
+        when `params` stream. For a client without that `post`, the reply of
+        `messages.create`."""
+        if not self.posts_raw:
             return await self.client.messages.create(**params)
         stream = bool(params.get("stream"))
         options: dict[str, Any] = {}
@@ -249,15 +239,17 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         return response
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The reply's JSON (on the fast path) or the SDK's model, as blocks."""
-        if not self.fast_path:
-            return response_from(raw)
+        """The reply's JSON (the SDK's model dumped to it, on `messages.create`), as
+        blocks."""
+        if not self.posts_raw:
+            return response_from(json_of(raw))
         content_type = raw.headers.get("content-type", "").split(";")[0].strip()
-        return read_reply(raw, response_from_json, _sdk_reader(content_type))
+        return response_from(reply_data(raw), content_type)
 
     def new_assembler(self) -> StreamAssembler:
-        """An assembler for the stream `send` returns (JSON events or SDK models)."""
-        return JsonStreamAccumulator() if self.fast_path else StreamAccumulator()
+        """An assembler for the stream `send` returns (events' JSON, or the SDK's
+        event models dumped to it)."""
+        return StreamAccumulator() if self.posts_raw else ModelEventsAccumulator()
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)

@@ -1,7 +1,10 @@
-"""What the Anthropic Messages API sends back, as automata's blocks (replies).
+"""What the Anthropic Messages API sends back, as automata's blocks: the one reader of
+this wire's JSON.
 
-`response_from` reads a whole reply, `StreamAccumulator` a streamed one; both read
-the same blocks the same way:
+`response_from` reads a whole reply's JSON object; `_stream.StreamAccumulator` folds a
+streamed one's events, by the same block and usage readers. Whatever path a reply came
+by (the raw reply's JSON, or the SDK's models dumped to the JSON they were read from,
+see `json_of`), it is read here, by the same rules:
 
 - **Citations are typed.** A text block's `citations` (whole in JSON, one
   `citations_delta` at a time in a stream) become `TextBlock.citations`, each a
@@ -25,6 +28,9 @@ the same blocks the same way:
   top-level counts are those of the `message` iterations only and would under-count.
   Without it, the top-level counts. A field the API leaves out (or sends as null)
   counts 0; `usage` itself may be missing.
+- **A reply of the wrong shape is an error saying so**: a body that is not an object
+  is `not_a_message`; a content block that is not an object, or a known block without
+  its fields, fails the reply (the agent loop's `ProviderError`).
 """
 
 from __future__ import annotations
@@ -37,26 +43,24 @@ from automata.anthropic._wire import PROVIDER, map_stop_reason
 from automata.core.providers import (
     Block,
     Citation,
-    Delta,
     Message,
     ModelResponse,
     ProviderError,
     RawBlock,
     TextBlock,
-    TextDelta,
     ThinkingBlock,
-    ThinkingDelta,
-    ToolCallDelta,
     ToolUseBlock,
     Usage,
 )
-from automata.core.providers.reading import clip, count, read_arguments, typed
+from automata.core.providers.reading import clip, count, typed
 
 __all__ = [
-    "StreamAccumulator",
+    "arguments_from",
     "block_from",
     "citation_from",
+    "json_of",
     "not_a_message",
+    "object_of",
     "response_from",
     "turn_extra",
     "usage_from",
@@ -77,47 +81,74 @@ _MODELLED: Final[Mapping[str, frozenset[str]]] = {
 }
 _DEFAULTS: Final[Mapping[str, object]] = {"caller": {"type": "direct"}}
 
+
+def json_of(value: object) -> Any:
+    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
+    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
+    their wire names, unset ones left out), anything else as it is. How a reply that
+    came through `messages.create` reaches the same reader as a raw reply's JSON."""
+    to_dict = getattr(value, "to_dict", None)
+    if type(value) is dict or not callable(to_dict):
+        return value
+    return to_dict(mode="json", warnings=False)
+
+
+def object_of(value: object, what: str) -> dict[str, Any]:
+    """`value` when it is a JSON object; else a `TypeError` naming `what` it should
+    have been (the provider reports it as a malformed reply)."""
+    if type(value) is dict:
+        return value
+    raise TypeError(f"{what} is not an object: {value!r:.80}")
+
+
 # --------------------------------------------------------------------------- usage
 
 
-def _field(raw: Any, name: str) -> object:
-    if isinstance(raw, Mapping):
-        return raw.get(name)
-    return getattr(raw, name, None)
+def _get(raw: object, name: str) -> object:
+    return raw.get(name) if type(raw) is dict else None
 
 
-def _iterations(raw: Any) -> list[Any] | None:
-    iterations = _field(raw, "iterations")
-    if isinstance(iterations, list) and iterations:
+def _iterations(raw: object) -> list[Any] | None:
+    iterations = _get(raw, "iterations")
+    if type(iterations) is list and iterations:
         return iterations
     return None
 
 
-def usage_extra(raw: Any) -> dict[str, Any]:
+def usage_extra(raw: object) -> dict[str, Any]:
     """`Usage.extra` for a usage's `server_tool_use` (the server tools' request counts:
     `{"anthropic": {"server_tool_use": {"web_search_requests": 1}}}`), its counts
     that are not 0 alone; `{}` when there are none."""
-    tools = _field(raw, "server_tool_use")
-    if tools is None:
+    tools = _get(raw, "server_tool_use")
+    if type(tools) is not dict:
         return {}
-    if not isinstance(tools, Mapping):
-        tools = tools.to_dict(mode="json") if hasattr(tools, "to_dict") else {}
     counts = {name: count(value) for name, value in tools.items() if count(value)}
     return {PROVIDER: {"server_tool_use": counts}} if counts else {}
 
 
-def usage_from(raw: Any) -> Usage:
-    """Core usage from an SDK `Usage` / `MessageDeltaUsage` (or None): the sum over
-    `iterations` when the API itemizes them, else the top-level counts; the server
-    tools' request counts in `extra` (`usage_extra`)."""
-    parts = _iterations(raw) or [raw]
+def usage_from(raw: object) -> Usage:
+    """Core usage for a `usage` object (or None): the sum over `iterations` when the
+    API itemizes them, else the top-level counts; the server tools' request counts in
+    `extra` (`usage_extra`)."""
+    if type(raw) is not dict:
+        return Usage()
+    parts = _iterations(raw)
+    if parts is None:
+        get = raw.get
+        return Usage(
+            input_tokens=count(get("input_tokens")),
+            output_tokens=count(get("output_tokens")),
+            cache_read_tokens=count(get("cache_read_input_tokens")),
+            cache_write_tokens=count(get("cache_creation_input_tokens")),
+            extra=usage_extra(raw) if "server_tool_use" in raw else {},
+        )
     return Usage(
-        **{core: sum(count(_field(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS},
+        **{core: sum(count(_get(part, wire)) for part in parts) for core, wire in _USAGE_FIELDS},
         extra=usage_extra(raw),
     )
 
 
-def _stream_usage(start: Any, delta: Any) -> Usage:
+def stream_usage(start: object, delta: object) -> Usage:
     """A stream's usage: `message_delta`'s (cumulative) counts, each falling back to
     `message_start`'s when the delta leaves it out; itemized iterations win."""
     if _iterations(delta) is not None:
@@ -126,42 +157,26 @@ def _stream_usage(start: Any, delta: Any) -> Usage:
         return usage_from(start)
     values = {}
     for core, wire in _USAGE_FIELDS:
-        later = _field(delta, wire)
-        values[core] = count(later if later is not None else _field(start, wire))
-    later_tools = _field(delta, "server_tool_use") is not None
+        later = _get(delta, wire)
+        values[core] = count(later if later is not None else _get(start, wire))
+    later_tools = _get(delta, "server_tool_use") is not None
     return Usage(**values, extra=usage_extra(delta if later_tools else start))
 
 
 # -------------------------------------------------------------------------- blocks
 
 
-def _data(block: Any) -> dict[str, Any]:
-    """A block (SDK model or dict) as the JSON the API sent. A modelled block that
-    carries nothing else is read field by field (the common case, and much cheaper
-    than the SDK's `to_dict`)."""
-    if isinstance(block, Mapping):
-        return dict(block)
-    modelled = _MODELLED.get(getattr(block, "type", None))  # type: ignore[arg-type]
-    fields: set[str] | None = getattr(block, "model_fields_set", None)
-    if (
-        modelled is not None
-        and fields is not None
-        and fields <= modelled
-        and not getattr(block, "__pydantic_extra__", None)
-    ):
-        return {name: getattr(block, name) for name in fields}
-    data: dict[str, Any] = block.to_dict(warnings=False)
-    return data
-
-
 def _extra(data: Mapping[str, Any], kind: str) -> dict[str, Any] | None:
     """The fields of `data` the core block does not model, under this provider's
     name; None when there are none. Nulls and the API's defaults (a tool call's
     `caller: {"type": "direct"}`) carry nothing and are left out."""
+    modelled = _MODELLED[kind]
+    if len(data) <= len(modelled) and data.keys() <= modelled:
+        return None  # the common case: nothing else
     kept = {
         k: v
         for k, v in data.items()
-        if k not in _MODELLED[kind] and v is not None and _DEFAULTS.get(k) != v
+        if k not in modelled and v is not None and _DEFAULTS.get(k) != v
     }
     return {PROVIDER: kept} if kept else None
 
@@ -212,7 +227,8 @@ def arguments_from(value: object) -> tuple[dict[str, Any], str | None]:
     return {}, f"arguments are not a JSON object: {clip(json.dumps(value))}"
 
 
-def _tool_use(data: Mapping[str, Any], arguments: tuple[dict[str, Any], str | None]) -> Block:
+def tool_use(data: Mapping[str, Any], arguments: tuple[dict[str, Any], str | None]) -> Block:
+    """The `ToolUseBlock` for a `tool_use` block's JSON, with its `arguments` read."""
     value, error = arguments
     return ToolUseBlock(
         id=data["id"],
@@ -223,8 +239,9 @@ def _tool_use(data: Mapping[str, Any], arguments: tuple[dict[str, Any], str | No
     )
 
 
-def _modelled(data: Mapping[str, Any]) -> Block:
-    """The core block for the JSON of one content block (unknown kinds are raw)."""
+def block_from(data: dict[str, Any]) -> Block:
+    """The core block for the JSON object of one content block (unknown kinds are
+    kept raw, as received)."""
     kind = data.get("type")
     if kind == "text":
         return _text_block(data)
@@ -235,25 +252,17 @@ def _modelled(data: Mapping[str, Any]) -> Block:
             extra=_extra(data, "thinking"),
         )
     if kind == "tool_use":
-        return _tool_use(data, arguments_from(data.get("input")))
+        return tool_use(data, arguments_from(data.get("input")))
     return RawBlock(provider=PROVIDER, data=dict(data))
 
 
-def block_from(block: Any) -> Block:
-    """A core block for one SDK content block (unknown kinds are kept raw)."""
-    return _modelled(_data(block))
-
-
-def turn_extra(container: Any) -> dict[str, Any] | None:
+def turn_extra(container: object) -> dict[str, Any] | None:
     """The `Message.extra` of a reply whose top-level `container` (code execution's
     sandbox: its `id` and `expires_at`) is `container`, kept as received so the next
     call can reuse it; None when there is none."""
-    if container is None:
+    if type(container) is not dict:
         return None
-    if isinstance(container, Mapping):
-        return {PROVIDER: {"container": dict(container)}}
-    # The SDK's model reads `expires_at` as a datetime: dump it back as JSON.
-    return {PROVIDER: {"container": container.to_dict(mode="json")}}
+    return {PROVIDER: {"container": dict(container)}}
 
 
 def not_a_message(body: object, content_type: str | None = None) -> ProviderError:
@@ -266,207 +275,21 @@ def not_a_message(body: object, content_type: str | None = None) -> ProviderErro
     )
 
 
-def response_from(message: Any) -> ModelResponse:
-    """A `ModelResponse` for an SDK `Message` returned by a non-streaming call; a
-    reply the SDK could not read as one (it hands on a body that is not a JSON object
-    as it is) is `not_a_message`."""
-    if isinstance(message, str | list | int | float | bool) or message is None:
-        raise not_a_message(message)
-    raw_stop = message.stop_reason or ""
+def response_from(data: object, content_type: str | None = None) -> ModelResponse:
+    """A `ModelResponse` for the JSON of a whole reply (`type: "message"`). A body
+    that is not an object is `not_a_message` (naming the reply's `content_type` when
+    known); a malformed message raises the error its reading met."""
+    if type(data) is not dict:
+        raise not_a_message(data, content_type)
+    raw_stop = data.get("stop_reason") or ""
     return ModelResponse(
         message=Message(
             role="assistant",
-            content=tuple(block_from(b) for b in message.content),
-            extra=turn_extra(getattr(message, "container", None)),
+            content=tuple(block_from(object_of(b, "a content block")) for b in data["content"]),
+            extra=turn_extra(data.get("container")),
         ),
         stop_reason=map_stop_reason(raw_stop),
-        usage=usage_from(getattr(message, "usage", None)),
+        usage=usage_from(data.get("usage")),
         raw_stop_reason=raw_stop,
-        model=message.model or "",
+        model=data.get("model") or "",
     )
-
-
-# -------------------------------------------------------------------------- stream
-
-
-def _fold(data: dict[str, Any], delta: Mapping[str, Any]) -> None:
-    """Fold an unmodelled delta into a raw block's data: strings are appended, lists
-    extended, anything else replaces the field."""
-    for key, value in delta.items():
-        if key == "type":
-            continue
-        current = data.get(key)
-        if isinstance(value, str) and isinstance(current, str | None):
-            data[key] = (current or "") + value
-        elif isinstance(value, list) and isinstance(current, list | None):
-            data[key] = [*(current or []), *value]
-        else:
-            data[key] = value
-
-
-class _Pending:
-    """One content block being assembled from stream events."""
-
-    __slots__ = ("data", "json", "kind", "parts")
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.kind = data.get("type")
-        self.data = data
-        self.parts: list[str] = []
-        self.json: list[str] = []
-
-    def finish(self) -> Block:
-        data = self.data
-        if self.kind in ("text", "thinking"):
-            data[self.kind] = (data.get(self.kind) or "") + "".join(self.parts)
-            return _modelled(data)
-        if self.kind == "tool_use":
-            text = "".join(self.json)
-            arguments = read_arguments(text) if text else arguments_from(data.get("input"))
-            return _tool_use(data, arguments)
-        if self.json:
-            # Server tool calls stream their input like tool_use does.
-            value, error = read_arguments("".join(self.json))
-            if error is not None:
-                raise ProviderError(f"{PROVIDER}: {self.kind} block: {error}", provider=PROVIDER)
-            data["input"] = value
-        return RawBlock(provider=PROVIDER, data=data)
-
-
-_NOTHING: Final[tuple[Delta, ...]] = ()
-# The text each known delta carries.
-_TEXT_FIELDS: Final[Mapping[str, str]] = {
-    "text_delta": "text",
-    "thinking_delta": "thinking",
-    "input_json_delta": "partial_json",
-    "signature_delta": "signature",
-}
-_TEXT_TYPES: Final = frozenset({str, type(None)})
-# The deltas each modelled block type takes (signature_delta is thinking's).
-_TAKES: Final[Mapping[str, frozenset[str]]] = {
-    "text": frozenset({"text_delta", "citations_delta"}),
-    "thinking": frozenset({"thinking_delta", "signature_delta"}),
-    "tool_use": frozenset({"input_json_delta"}),
-}
-
-
-class StreamAccumulator:
-    """Folds Messages API stream events into deltas and one final `ModelResponse`.
-
-    `feed` returns the deltas to hand on (at most one per event; empty when the event
-    carries none). `finished` turns true at `message_stop`; `response()` is only valid
-    then. Implements `automata.core.providers.StreamAssembler`. A delta that a known
-    block type does not take raises `ProviderError` (see the module docstring).
-    """
-
-    def __init__(self) -> None:
-        self._blocks: dict[int, _Pending] = {}
-        self._done: dict[int, Block] = {}
-        self._start_usage: Any = None
-        self._delta_usage: Any = None
-        self._stop_reason = ""
-        self._model = ""
-        self._container: object = None
-        self.finished = False
-
-    def _delta(self, pending: _Pending, delta: Any) -> tuple[Delta, ...]:
-        delta_kind = delta.type
-        kind = pending.kind
-        field = _TEXT_FIELDS.get(delta_kind)
-        if field is not None and type(getattr(delta, field, None)) not in _TEXT_TYPES:
-            raise ProviderError(
-                f"{PROVIDER}: a {delta_kind} whose {field} is not a string", provider=PROVIDER
-            )
-        if kind == "text" and delta_kind == "text_delta":
-            if delta.text:
-                pending.parts.append(delta.text)
-                return (TextDelta(delta.text),)
-        elif kind == "thinking" and delta_kind == "thinking_delta":
-            if delta.thinking:
-                pending.parts.append(delta.thinking)
-                return (ThinkingDelta(delta.thinking),)
-        elif delta_kind == "input_json_delta" and kind not in ("text", "thinking"):
-            fragment = delta.partial_json
-            if fragment:
-                pending.json.append(fragment)
-                if kind == "tool_use":
-                    data = pending.data
-                    return (ToolCallDelta(data.get("id") or "", data.get("name") or "", fragment),)
-        elif kind == "thinking" and delta_kind == "signature_delta":
-            pending.data["signature"] = (pending.data.get("signature") or "") + (
-                delta.signature or ""
-            )
-        elif kind == "text" and delta_kind == "citations_delta":
-            citations = pending.data.get("citations")
-            citation = _data(delta.citation)
-            pending.data["citations"] = [*(citations or ()), citation]
-        elif kind in _TAKES:
-            raise ProviderError(
-                f"{PROVIDER}: unexpected {delta_kind} in a {kind} block",
-                provider=PROVIDER,
-            )
-        else:
-            _fold(pending.data, _data(delta))
-        return _NOTHING
-
-    def feed(self, event: Any) -> tuple[Delta, ...]:
-        kind = event.type
-        if kind == "content_block_delta":
-            index: Any = getattr(event, "index", None)
-            pending = self._blocks.get(index)
-            if pending is None:
-                raise ProviderError(
-                    f"{PROVIDER}: a content_block_delta for block {index!r}, which is not open",
-                    provider=PROVIDER,
-                )
-            return self._delta(pending, event.delta)
-        if kind == "content_block_start":
-            pending = _Pending(_data(event.content_block))
-            self._blocks[event.index] = pending
-            if pending.kind in ("text", "thinking"):
-                initial = pending.data.get(pending.kind)
-                pending.data[pending.kind] = ""
-                if initial:
-                    pending.parts.append(initial)
-                    if pending.kind == "text":
-                        return (TextDelta(initial),)
-                    return (ThinkingDelta(initial),)
-            return _NOTHING
-        if kind == "content_block_stop":
-            pending = self._blocks.pop(event.index, None)
-            if pending is not None:
-                self._done[event.index] = pending.finish()
-            return _NOTHING
-        if kind == "message_start":
-            message = event.message
-            self._start_usage = getattr(message, "usage", None)
-            self._model = getattr(message, "model", None) or ""
-            self._container = getattr(message, "container", None)
-        elif kind == "message_delta":
-            usage = getattr(event, "usage", None)
-            if usage is not None:
-                self._delta_usage = usage
-            delta = getattr(event, "delta", None)
-            stop_reason = getattr(delta, "stop_reason", None)
-            if stop_reason:
-                self._stop_reason = stop_reason
-            container = getattr(delta, "container", None)
-            if container is not None:
-                self._container = container
-        elif kind == "message_stop":
-            self.finished = True
-        return _NOTHING
-
-    def response(self) -> ModelResponse:
-        # Blocks never stopped (should not happen after message_stop) are kept too.
-        for index, pending in self._blocks.items():
-            self._done[index] = pending.finish()
-        self._blocks.clear()
-        blocks = tuple(self._done[i] for i in sorted(self._done))
-        return ModelResponse(
-            message=Message(role="assistant", content=blocks, extra=turn_extra(self._container)),
-            stop_reason=map_stop_reason(self._stop_reason),
-            usage=_stream_usage(self._start_usage, self._delta_usage),
-            raw_stop_reason=self._stop_reason,
-            model=self._model,
-        )

@@ -1,27 +1,26 @@
-"""The SDK internals the fast path relies on, pinned so that an SDK upgrade that
-changes them fails here, and the fallback to `messages.create` when they change.
+"""The SDK internals the provider's raw posts rely on, pinned so that an SDK upgrade
+that changes them fails here, and the fallback to `messages.create` when they change.
 
-The fast path posts the body it builds through `AsyncAnthropic.post` (with
-`cast_to=httpx.Response` and the body as JSON data, `body`) and reads the reply itself; the
+The provider posts the body it builds through `AsyncAnthropic.post` (with
+`cast_to=httpx.Response` and the body as JSON data, `body`) and reads the reply's JSON
+itself; through `messages.create` the SDK's models are dumped into the same reader. The
 rest of the provider tests run on both paths (see conftest.py)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import anthropic
 import httpx2
 import pytest
 from anthropic import AsyncAnthropic
-from anthropic.types import Message as SDKMessage
 from automata_wire_testing import WireServer, final_response
 
 from automata.anthropic import AnthropicProvider
-from automata.anthropic._provider import fast_path_problem
-from automata.core import CallOptions, Message, ModelRequest, ToolSpec
+from automata.anthropic._provider import raw_request_problem
+from automata.core import CallOptions, Message, ModelRequest, ModelResponse, ToolSpec
 from automata.core.providers import post_raw
 
 from . import replies
+from .conftest import OlderAnthropic, through_create
 
 WEATHER = ToolSpec("weather", "The weather.", {"type": "object", "properties": {}})
 REQUEST = ModelRequest(
@@ -36,8 +35,8 @@ def client_on(server: WireServer) -> AsyncAnthropic:
     return AsyncAnthropic(api_key="k", base_url=server.base_url, max_retries=0)
 
 
-def test_the_sdk_client_takes_the_fast_paths_requests() -> None:
-    assert fast_path_problem(AsyncAnthropic(api_key="k")) is None
+def test_the_sdk_client_takes_the_raw_requests() -> None:
+    assert raw_request_problem(AsyncAnthropic(api_key="k")) is None
 
 
 @pytest.mark.parametrize(
@@ -79,46 +78,54 @@ async def test_the_sdk_builds_its_status_error_for_a_stream_error_event() -> Non
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
-async def test_the_fast_path_sends_what_messages_create_sends(
+async def test_a_raw_post_sends_what_messages_create_sends(
     server: WireServer, streamed: bool
 ) -> None:
-    for fast_path in (True, False):
+    for provider_class in (AnthropicProvider, through_create):
         server.enqueue(replies.reply(ANSWER))
-        async with AnthropicProvider(
-            "claude-test",
-            api_key="k",
-            base_url=server.base_url,
-            sampling_params=True,
-            fast_path=fast_path,
+        async with provider_class(
+            "claude-test", api_key="k", base_url=server.base_url, sampling_params=True
         ) as provider:
             await final_response(provider, REQUEST, streamed=streamed)
-    fast, sdk = server.received
+    raw, sdk = server.received
 
     def same(headers: dict[str, str]) -> dict[str, str]:
-        return {k: v for k, v in headers.items() if k != "idempotency-key"}
+        # The user agent names the client's class (`OlderAnthropic` through create).
+        return {k: v for k, v in headers.items() if k not in ("idempotency-key", "user-agent")}
 
-    assert (fast.path, fast.body, same(fast.headers)) == (sdk.path, sdk.body, same(sdk.headers))
-    assert fast.body["temperature"] == 0.5
+    assert (raw.path, raw.body, same(raw.headers)) == (sdk.path, sdk.body, same(sdk.headers))
+    assert raw.body["temperature"] == 0.5
 
 
-async def test_with_fast_path_off_a_call_returns_the_sdks_message(server: WireServer) -> None:
+async def test_a_call_posts_through_the_clients_post_and_hands_on_the_http_response(
+    server: WireServer,
+) -> None:
     server.enqueue(replies.reply(ANSWER))
-    async with AnthropicProvider(
-        "claude-test", api_key="k", base_url=server.base_url, fast_path=False
-    ) as provider:
-        reply = await provider.send(provider.request_params(REQUEST))
-    assert isinstance(reply, SDKMessage)
+    async with AnthropicProvider("claude-test", api_key="k", base_url=server.base_url) as provider:
+        assert provider.posts_raw
+        raw = await provider.send(provider.request_params(REQUEST))
+        assert isinstance(raw, httpx2.Response)
+        assert provider.parse_response(raw).message.text == "Snow."
 
 
-class OlderAnthropic(AsyncAnthropic):
-    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
-    changed it)."""
+@pytest.mark.parametrize("fast_path", [True, False])
+async def test_fast_path_is_deprecated_and_changes_nothing(
+    server: WireServer, fast_path: bool
+) -> None:
+    with pytest.warns(DeprecationWarning, match=r"fast_path=\.\.\.\) is deprecated"):
+        provider = AnthropicProvider(
+            "claude-test", api_key="k", base_url=server.base_url, fast_path=fast_path
+        )
+    assert provider.posts_raw
+    server.enqueue(replies.reply(ANSWER))
+    request = ModelRequest(messages=REQUEST.messages)
+    response = await final_response(provider, request, streamed=False)
+    assert isinstance(response, ModelResponse)
+    assert response.message.text == "Snow."
+    await provider.aclose()
 
-    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, content=content, **rest)
 
-
-async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
+async def test_a_client_that_no_longer_takes_raw_posts_warns_and_goes_through_create(
     server: WireServer,
 ) -> None:
     client = OlderAnthropic(api_key="k", base_url=server.base_url)
@@ -128,7 +135,7 @@ async def test_a_client_that_no_longer_takes_the_fast_paths_requests_falls_back(
         "AnthropicProvider: calls go through messages.create: "
         "OlderAnthropic.post takes no body, options, stream"
     )
-    assert not provider.fast_path
+    assert not provider.posts_raw
     server.enqueue(replies.reply(ANSWER))
     response = await final_response(
         provider, ModelRequest(messages=REQUEST.messages), streamed=False
