@@ -5,34 +5,28 @@ from __future__ import annotations
 import warnings
 from typing import Any, Final, Literal, Unpack
 
-import httpx2
-
 from automata.core.providers import (
     ModelRequest,
     ModelResponse,
     ProviderError,
     SDKOptions,
     StreamAssembler,
-    client_event_stream,
-    post_raw,
     raw_post_problem,
     reply_data,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import reported_in_stream, vendor_error
+from automata.openai._posting import post_params
 from automata.openai._reply import PROVIDER, json_of, response_from
-from automata.openai._reply_stream import ModelChunksAssembler, StreamAccumulator, stream_decoder
+from automata.openai._reply_stream import ModelChunksAssembler, StreamAccumulator
 from automata.openai._tool_use_failed import answer_for_tool_use_failed
 from automata.openai._wire import WireSettings, build_params
 from openai import AsyncOpenAI
-from openai._streaming import SSEDecoder
 
 __all__ = ["OpenAIProvider"]
 
 _PATH: Final = "/chat/completions"
 """Where `chat.completions.create` posts (relative to the client's base URL)."""
-_OPTIONS: Final = {"security": {"bearer_auth": True}}
-"""The request options `chat.completions.create` passes: the API key as a bearer token."""
 
 
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -152,24 +146,7 @@ class OpenAIProvider(OpenAIServices):
         `chat.completions.create`."""
         if not self._posts_raw:
             return await self.client.chat.completions.create(**params)
-        stream = bool(params.get("stream"))
-        response = await post_raw(
-            self.client,
-            _PATH,
-            params,
-            response_class=httpx2.Response,
-            stream=stream,
-            options=_OPTIONS,
-        )
-        if stream:
-            return client_event_stream(
-                self.client,
-                response,
-                stream_decoder(response),
-                sse_decoder=SSEDecoder,
-                provider=PROVIDER,
-            )
-        return response
+        return await post_params(self.client, _PATH, params)
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
         """The reply's JSON (the SDK's model dumped to it, on `chat.completions.create`),

@@ -5,23 +5,19 @@ from __future__ import annotations
 import warnings
 from typing import Any, Final, Literal, Unpack
 
-import httpx2
-
 from automata.core.providers import (
     ModelRequest,
     ModelResponse,
     ProviderError,
     SDKOptions,
-    client_event_stream,
-    post_raw,
     raw_post_problem,
     reply_data,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
+from automata.openai._posting import post_params
 from automata.openai._provider import ReasoningEffort
 from automata.openai._reply import PROVIDER
-from automata.openai._reply_stream import stream_decoder
 from automata.openai._responses_reply import (
     ModelEventsAssembler,
     ResponsesAssembler,
@@ -30,7 +26,6 @@ from automata.openai._responses_reply import (
 )
 from automata.openai._responses_wire import ResponsesSettings, build_params
 from openai import AsyncOpenAI
-from openai._streaming import SSEDecoder
 
 __all__ = ["OpenAIResponsesProvider"]
 
@@ -38,8 +33,6 @@ ReasoningSummary = Literal["auto", "concise", "detailed"]
 
 _PATH: Final = "/responses"
 """Where `responses.create` posts (relative to the client's base URL)."""
-_OPTIONS: Final = {"security": {"bearer_auth": True}}
-"""The request options `responses.create` passes: the API key as a bearer token."""
 
 
 class OpenAIResponsesProvider(OpenAIServices):
@@ -159,24 +152,7 @@ class OpenAIResponsesProvider(OpenAIServices):
         the reply of `responses.create`."""
         if not self._posts_raw:
             return await self.client.responses.create(**params)
-        stream = bool(params.get("stream"))
-        response = await post_raw(
-            self.client,
-            _PATH,
-            params,
-            response_class=httpx2.Response,
-            stream=stream,
-            options=_OPTIONS,
-        )
-        if stream:
-            return client_event_stream(
-                self.client,
-                response,
-                stream_decoder(response),
-                sse_decoder=SSEDecoder,
-                provider=PROVIDER,
-            )
-        return response
+        return await post_params(self.client, _PATH, params)
 
     def parse_response(self, raw: Any, /) -> ModelResponse:
         """The reply's JSON (the SDK's model dumped to it, on `responses.create`), as
