@@ -5,7 +5,8 @@ Run: uv run python bench/provider_gzip_bomb.py
 A server on loopback (a thread of this process) answers every call with a ~1 MB gzip
 body that decodes to 1 GB: for a call that does not stream, JSON (1 GB of spaces
 before `{}`); for a stream, an event stream of 1 GB of `: keepalive` comments. Each
-case (OpenAI Chat Completions, on the fast path and on the SDK's, streaming or not)
+case (OpenAI Chat Completions, on the default path and through the SDK's `create`,
+streaming or not)
 runs in a fresh child process capped at 3 GB of address space (`RLIMIT_AS`) and
 killed after 120 s, with `stream_idle_timeout=2` and no retries. The child prints its peak RSS above
 its own baseline, how long the call took, the longest stall of its event loop (a
@@ -33,13 +34,25 @@ import asyncio, json, resource, sys, time
 cap = 3 << 30
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 from automata.core import Message, ModelRequest, TextBlock
-from automata.core.providers import RetryPolicy
+from automata.core.providers import RetryPolicy, cap_reply_size
 from automata.openai import OpenAIProvider
+from automata_wire_testing.older_clients import without_raw_post
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+import warnings
 
 async def main(url, fast, streamed):
-    provider = OpenAIProvider("m", api_key="k", base_url=url, fast_path=fast,
-                              stream_idle_timeout=2, stream_usage=False,
-                              retry_policy=RetryPolicy.never())
+    options = dict(stream_idle_timeout=2, stream_usage=False, retry_policy=RetryPolicy.never())
+    if fast:
+        provider = OpenAIProvider("m", api_key="k", base_url=url, **options)
+    else:
+        # the SDK's path: a client whose post takes no raw body, so through `create`,
+        # its replies capped as the provider caps the clients it builds
+        client = without_raw_post(AsyncOpenAI)(
+            api_key="k", base_url=url, http_client=cap_reply_size(DefaultAsyncHttpxClient())
+        )
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "OpenAIProvider: calls go through")
+            provider = OpenAIProvider("m", client=client, **options)
     request = ModelRequest(messages=(Message(role="user", content=(TextBlock(text="hi"),)),))
     gap = 0.0
     async def tick():
@@ -67,6 +80,8 @@ async def main(url, fast, streamed):
     ticker.cancel()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     await provider.aclose()
+    if not fast:
+        await client.close()
     return {"seconds": seconds, "added_kb": peak - baseline, "gap": gap,
             "outcome": " ".join(outcome.split())[:80]}
 

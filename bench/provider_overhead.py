@@ -16,8 +16,8 @@ skip the SDK's parameter transformation and response models: the fast path). A
 second table isolates the provider: one model call through
 `provider.complete`/`provider.stream` against the same call made by hand.
 `--sdk-path` builds those providers on the SDK's own calls and models instead
-(Chat Completions with `fast_path=False`; Messages on a client whose `post` takes no
-raw body, so through `messages.create`, its models dumped into the one reader), to
+(on a client whose `post` takes no raw body, so through the SDK's `create`, its
+models dumped into the one reader), to
 measure them the same way.
 
 `--profile WIRE-MODE` (e.g. `anthropic-stream`) instead runs only the agent side of
@@ -29,8 +29,10 @@ same warm-up, then nothing, N hand-written runs, or N agent runs; the per-run di
 to the first is each side's cost, and the ratio of the two is immune to other load on
 the machine (slow: minutes per case). `--opcodes` counts the Python bytecodes each side
 executes instead (quick, and steady under load: it moves only with how the network
-splits reads; blind to work done in C); with `--top N` it
-names the functions that add the most. `--case` picks cases for any of the tables.
+splits reads; blind to work done in C); its "HTTP floor" column is the agent side's
+bytecodes in the HTTP stack under the client (httpx, httpcore, h11, anyio, sniffio)
+over the hand-written total: the ratio no path through the client can go below. With
+`--top N` it names the functions that add the most. `--case` picks cases for any of the tables.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from typing import Any
 
 from automata_wire_testing import Reply, WireServer, sse_data, sse_event
 from automata_wire_testing import responses as responses_wire
+from automata_wire_testing.older_clients import without_raw_post
 
 TEXT = (
     "The weather in Oslo is snowy with light winds from the north; expect around "
@@ -436,52 +439,39 @@ async def hand_responses(client: Any, model: str, stream: bool) -> str:
 SDK_PATH_ENV = "AUTOMATA_BENCH_SDK_PATH"
 
 
-def _create_only_anthropic(base_url: str) -> Any:
-    """An `AsyncAnthropic` whose `post` takes no raw body (as an SDK that changed it):
-    `AnthropicProvider` sends through `messages.create` with it."""
-    from anthropic import AsyncAnthropic
-
-    class CreateOnly(AsyncAnthropic):
-        async def post(self, path: str, *, cast_to: Any, **rest: Any) -> Any:
-            return await super().post(path, cast_to=cast_to, **rest)
-
-    return CreateOnly(api_key="k", base_url=base_url, max_retries=0)
-
-
 def make_agent(wire: str, base_url: str) -> tuple[Any, Any]:
+    from anthropic import AsyncAnthropic
+    from anthropic import DefaultAsyncHttpxClient as DefaultAnthropicHttpx
+    from openai import AsyncOpenAI
+    from openai import DefaultAsyncHttpxClient as DefaultOpenAIHttpx
+
+    from automata.anthropic import AnthropicProvider
     from automata.core import Agent, tool
+    from automata.core.providers import cap_reply_size
+    from automata.openai import OpenAIProvider, OpenAIResponsesProvider
 
-    # `--sdk-path` (inherited by the callgrind children through the environment):
-    # the providers' `fast_path=False`, through the SDK's own calls and models.
-    fast_path = not os.environ.get(SDK_PATH_ENV)
-    if wire == "anthropic":
-        from automata.anthropic import AnthropicProvider
-
-        # One reader: `--sdk-path` gives it a client whose `post` takes no raw body,
-        # so calls go through `messages.create` and its models, dumped into the reader.
-        client = None if fast_path else _create_only_anthropic(base_url)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "AnthropicProvider: calls go through")
+    # `--sdk-path` (inherited by the callgrind children through the environment): the
+    # provider gets a client whose `post` takes no raw body (its replies capped as the
+    # provider caps the clients it builds), so its calls go through the SDK's `create`
+    # and its models, dumped into the same reader. Otherwise the provider builds its
+    # own client, as by default.
+    sdk_path = bool(os.environ.get(SDK_PATH_ENV))
+    url = base_url if wire == "anthropic" else f"{base_url}/v1"
+    connection: dict[str, Any] = {"api_key": "k", "base_url": url}
+    if sdk_path:
+        older: Any = without_raw_post(AsyncAnthropic if wire == "anthropic" else AsyncOpenAI)
+        http = DefaultAnthropicHttpx if wire == "anthropic" else DefaultOpenAIHttpx
+        connection = {"client": older(**connection, http_client=cap_reply_size(http()))}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "[A-Za-z]+Provider: calls go through")
+        if wire == "anthropic":
             provider: Any = AnthropicProvider(
-                "claude-bench",
-                **({"client": client} if client else {"api_key": "k", "base_url": base_url}),
-                max_tokens=1024,
-                cache_prompt=False,
+                "claude-bench", **connection, max_tokens=1024, cache_prompt=False
             )
-    elif wire == "openai-responses":
-        from automata.openai import OpenAIResponsesProvider
-
-        provider = OpenAIResponsesProvider("gpt-bench", api_key="k", base_url=f"{base_url}/v1")
-    else:
-        from automata.openai import OpenAIProvider
-
-        with warnings.catch_warnings():
-            # `fast_path` is deprecated for OpenAIProvider; False still goes through
-            # `chat.completions.create` (its models dumped into the same reader).
-            warnings.simplefilter("ignore", DeprecationWarning)
-            provider = OpenAIProvider(
-                "gpt-bench", api_key="k", base_url=f"{base_url}/v1", fast_path=fast_path
-            )
+        elif wire == "openai-responses":
+            provider = OpenAIResponsesProvider("gpt-bench", **connection)
+        else:
+            provider = OpenAIProvider("gpt-bench", **connection)
     # An async tool, like the hand-written loop's direct call: a sync tool would run
     # in a worker thread (the core keeps blocking functions off the event loop).
     return Agent(provider, tools=[tool(async_weather, name="weather")]), provider
@@ -591,6 +581,8 @@ def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
     async def aclose() -> None:
         await client.close()
         await provider.aclose()
+        if os.environ.get(SDK_PATH_ENV):
+            await provider.client.close()  # given to the provider, so not closed by it
 
     return Sides(hand_run, automata_run, aclose)
 
@@ -679,6 +671,15 @@ def _code_site(frame: FrameType) -> tuple[str, str]:
     return path, frame.f_code.co_name
 
 
+HTTP_STACK = ("httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio", "sniffio")
+"""The packages that carry an HTTP exchange under both SDKs' clients: every path through
+the client pays them alike."""
+
+
+def _in_http_stack(path: str) -> bool:
+    return path.split("/", 1)[0] in HTTP_STACK
+
+
 async def count_opcodes(run: Callable[[], Awaitable[str]], runs: int) -> Counter[tuple[str, str]]:
     """Python bytecodes executed by `runs` calls of `run`, per function (sys.settrace
     with opcode events: deterministic, but blind to work done in C)."""
@@ -716,7 +717,11 @@ async def opcodes_case(case: str, base_url: str, runs: int, top: int) -> None:
     await sides.aclose()
     hand_total, agent_total = sum(by_hand.values()) / runs, sum(by_agent.values()) / runs
     label = case.replace("-", " ")
-    print(f"{label:<22}{hand_total:>14,.0f}{agent_total:>12,.0f}{agent_total / hand_total:>8.3f}x")
+    stack = sum(count for (path, _), count in by_agent.items() if _in_http_stack(path)) / runs
+    print(
+        f"{label:<22}{hand_total:>14,.0f}{agent_total:>12,.0f}{agent_total / hand_total:>8.3f}x"
+        f"{stack / hand_total:>12.3f}x"
+    )
     extra = Counter({site: by_agent[site] - by_hand[site] for site in by_agent | by_hand})
     for (path, function), count in extra.most_common(top):
         print(f"    {count / runs:>+8,.0f}  {path} {function}")
@@ -858,7 +863,11 @@ def main() -> None:
             return
         if args.opcodes:
             print(f"Python bytecodes per agent run, {args.runs} runs per side")
-            print("{:<22}{:>14}{:>12}{:>9}".format("case", "hand-written", "automata", "ratio"))
+            print(
+                "{:<22}{:>14}{:>12}{:>9}{:>13}".format(
+                    "case", "hand-written", "automata", "ratio", "HTTP floor"
+                )
+            )
             for case in args.case or ALL_CASES:
                 asyncio.run(opcodes_case(case, base_url, args.runs, args.top))
             return

@@ -5,9 +5,10 @@ Run: uv run python bench/sse_large_event.py [--sizes 8,16,32] [--repeat 3]
 A local server (`automata_wire_testing.WireServer`, a thread of this process) streams
 an OpenAI Chat Completions reply whose first chunk carries a text delta of N MB (one
 SSE event of N MB), then a finish chunk. For each size, `OpenAIProvider` reads it
-with `fast_path=True` (automata's `SSEStream`) and with `fast_path=False` (the SDK's
-`AsyncStream` and models), alternating, and the best of `--repeat` runs is printed for
-each with the ratio fast / SDK. A reader that is linear in the event's size keeps the
+on the default path (automata's `SSEStream`) and through `chat.completions.create` (on a
+client whose `post` takes no raw body: the SDK's `AsyncStream` and models),
+alternating, and the best of `--repeat` runs is printed for each with the ratio
+fast / SDK. A reader that is linear in the event's size keeps the
 ratio flat as N doubles; a quadratic one doubles it. Benchmarks measure; they never
 assert.
 
@@ -20,8 +21,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+import warnings
 
 from automata_wire_testing import Reply, WireServer, sse_data
+from automata_wire_testing.older_clients import without_raw_post
+from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, TextBlock
 from automata.core.providers import ModelResponse
@@ -59,7 +63,10 @@ async def main(sizes: list[int], repeat: int) -> None:
     server = WireServer(record=False).start()
     base = f"{server.base_url}/v1"
     fast = OpenAIProvider("m", api_key="k", base_url=base, stream_usage=False)
-    sdk = OpenAIProvider("m", api_key="k", base_url=base, stream_usage=False, fast_path=False)
+    older = without_raw_post(AsyncOpenAI)(api_key="k", base_url=base)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "OpenAIProvider: calls go through")
+        sdk = OpenAIProvider("m", client=older, stream_usage=False)
     print(f"{'event':>8} {'fast path':>10} {'SDK path':>10} {'fast / SDK':>11}")
     try:
         for megabytes in sizes:
@@ -76,6 +83,7 @@ async def main(sizes: list[int], repeat: int) -> None:
     finally:
         await fast.aclose()
         await sdk.aclose()
+        await older.close()
         server.stop()
 
 

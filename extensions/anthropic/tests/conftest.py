@@ -11,6 +11,7 @@ import pytest
 from anthropic import AsyncAnthropic
 from automata_wire_testing import WireServer
 from automata_wire_testing.fixtures import Providers, provider, server, sleeps, wire_server
+from automata_wire_testing.older_clients import without_raw_post
 
 from automata.anthropic import AnthropicProvider
 
@@ -31,12 +32,9 @@ MODEL = "claude-test"
 ProviderMaker = Providers[AnthropicProvider]
 
 
-class OlderAnthropic(AsyncAnthropic):
-    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
-    changed it): the provider goes through `messages.create` with it."""
-
-    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, content=content, **rest)
+OlderAnthropic = without_raw_post(AsyncAnthropic)
+"""A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
+changed it): the provider goes through `messages.create` with it."""
 
 
 def through_create(model: str, **options: Any) -> AnthropicProvider:

@@ -1,6 +1,6 @@
 """A raw post's stream reads its bytes exactly as the SDK's `AsyncStream` does
 (`SSEParitySuite`), on the Anthropic wire's corners: named events, an event name left
-empty, CR line ends, a NUL in an id. The suite's `fast_path=False` side is the path
+empty, CR line ends, a NUL in an id. The suite's `raw_body=False` side is the path
 through `messages.create` (a client whose `post` does not take raw requests)."""
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class TestAnthropicSSEParity(SSEParitySuite):
     after_content = 4
     corners = CORNERS
 
-    def provider(self, server: WireServer, *, fast_path: bool) -> AnthropicProvider:
-        provider_class = AnthropicProvider if fast_path else through_create
+    def provider(self, server: WireServer, *, raw_body: bool) -> AnthropicProvider:
+        provider_class = AnthropicProvider if raw_body else through_create
         return provider_class(
             "claude-test",
             api_key="k",
@@ -53,7 +53,7 @@ class TestAnthropicSSEParity(SSEParitySuite):
         self, server: WireServer
     ) -> None:
         server.always(Reply(events=[*EVENTS[:3], CORNERS["an empty event name"], *EVENTS[3:]]))
-        fast = self.provider(server, fast_path=True)
+        fast = self.provider(server, raw_body=True)
         try:
             outcome = await stream_outcome(fast, ask(Message.user("Weather?")))
         finally:

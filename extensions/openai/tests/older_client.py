@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from automata_wire_testing.older_clients import without_raw_post
 from openai import AsyncOpenAI
 
 from automata.openai import OpenAIProvider
@@ -14,12 +15,9 @@ from automata.openai import OpenAIProvider
 __all__ = ["OlderOpenAI", "ThroughCreate", "through_create"]
 
 
-class OlderOpenAI(AsyncOpenAI):
-    """A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
-    changed it)."""
-
-    async def post(self, path: str, *, cast_to: Any, content: Any = None, **rest: Any) -> Any:
-        return await super().post(path, cast_to=cast_to, content=content, **rest)
+OlderOpenAI = without_raw_post(AsyncOpenAI)
+"""A client whose `post` no longer takes the body as JSON data, `body` (an SDK that
+changed it)."""
 
 
 class ThroughCreate(OpenAIProvider):

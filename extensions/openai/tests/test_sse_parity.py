@@ -43,10 +43,10 @@ class TestOpenAISSEParity(SSEParitySuite):
         "data split over two lines": b'data: {"id": "x",\ndata: "choices": []}\n\n',
     }
 
-    def provider(self, server: WireServer, *, fast_path: bool) -> OpenAIProvider:
-        """The default path, or (not `fast_path`) through `chat.completions.create`,
+    def provider(self, server: WireServer, *, raw_body: bool) -> OpenAIProvider:
+        """The default path, or (not `raw_body`) through `chat.completions.create`,
         whose stream the SDK's `AsyncStream` reads."""
-        build = OpenAIProvider if fast_path else through_create
+        build = OpenAIProvider if raw_body else through_create
         return build(
             "gpt-test",
             api_key="k",

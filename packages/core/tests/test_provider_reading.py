@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from automata.core.providers import reading
-from automata.core.providers.reading import clip, count, read_arguments, typed
+from automata.core.providers.reading import clip, count, json_of, read_arguments, typed
 
 
 def test_the_public_names_are_pinned() -> None:
-    assert reading.__all__ == ["CLIP", "clip", "count", "read_arguments", "typed"]
+    assert reading.__all__ == ["CLIP", "clip", "count", "json_of", "read_arguments", "typed"]
 
 
 @pytest.mark.parametrize(
@@ -68,3 +68,33 @@ def test_a_typed_field_is_the_value_of_that_type_or_none(
     value: object, kind: type[Any], expected: object
 ) -> None:
     assert typed(value, kind) == expected
+
+
+class _Model:
+    """Stands in for an SDK model: `to_dict` as both SDKs spell it."""
+
+    def __init__(self, dumped: dict[str, Any] | None) -> None:
+        self.dumped = dumped
+        self.asked: dict[str, Any] = {}
+
+    def to_dict(self, **options: Any) -> dict[str, Any]:
+        self.asked = options
+        if self.dumped is None:
+            raise RecursionError("maximum recursion depth exceeded")
+        return self.dumped
+
+
+def test_json_of_dumps_a_model_by_its_wire_names_without_serializer_warnings() -> None:
+    model = _Model({"type": "message", "stop_reason": "end_turn"})
+    assert json_of(model) == {"type": "message", "stop_reason": "end_turn"}
+    assert model.asked == {"mode": "json", "warnings": False}
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, [1, 2], "text", None, 3])
+def test_json_of_hands_on_what_is_already_json(value: object) -> None:
+    assert json_of(value) is value
+
+
+def test_json_of_a_model_nested_too_deep_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="nests too deep"):
+        json_of(_Model(None))

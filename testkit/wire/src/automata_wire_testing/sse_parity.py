@@ -1,7 +1,8 @@
-"""The fast path reads a stream's bytes exactly as the SDK's `AsyncStream` does, written
-once as tests: the same bytes, served by a real local HTTP server, come to the same
-outcome (the same deltas and reply, or the same error after the same deltas) with
-`fast_path=True` and with `fast_path=False`.
+"""The default path (the raw body read by `SSEStream`) reads a stream's bytes exactly as
+the SDK's `AsyncStream` does, written once as tests: the same bytes, served by a real
+local HTTP server, come to the same outcome (the same deltas and reply, or the same
+error after the same deltas) on the default path (`raw_body=True`) and through the
+SDK's `create` and its stream objects (`raw_body=False`).
 
 Subclass `SSEParitySuite` in a test module as `Test<Vendor>SSEParity`, give it the
 events of one streamed reply, where its content starts, the event-stream corners of
@@ -48,7 +49,7 @@ class SSEParitySuite(ABC):
     """The vendor's own corners, by name (added to `SHARED_CORNERS`)."""
 
     @abstractmethod
-    def provider(self, server: WireServer, *, fast_path: bool) -> SDKProvider[Any]:
+    def provider(self, server: WireServer, *, raw_body: bool) -> SDKProvider[Any]:
         """The vendor's provider on `server`, on the path asked for, never retrying."""
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
@@ -67,8 +68,8 @@ class SSEParitySuite(ABC):
     ) -> None:
         sent = {**SHARED_CORNERS, **self.corners}[corner]
         server.always(Reply(events=[*self.events[:where], sent, *self.events[where:]]))
-        fast = self.provider(server, fast_path=True)
-        sdk = self.provider(server, fast_path=False)
+        fast = self.provider(server, raw_body=True)
+        sdk = self.provider(server, raw_body=False)
         request = ask(Message.user("Weather?"))
         try:
             assert await stream_outcome(fast, request) == await stream_outcome(sdk, request)

@@ -52,7 +52,7 @@ from automata.core.providers import (
     ToolUseBlock,
     Usage,
 )
-from automata.core.providers.reading import clip, count, typed
+from automata.core.providers.reading import clip, count, json_of, typed
 
 __all__ = [
     "arguments_from",
@@ -80,17 +80,6 @@ _MODELLED: Final[Mapping[str, frozenset[str]]] = {
     "tool_use": frozenset({"type", "id", "name", "input"}),
 }
 _DEFAULTS: Final[Mapping[str, object]] = {"caller": {"type": "direct"}}
-
-
-def json_of(value: object) -> Any:
-    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
-    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
-    their wire names, unset ones left out), anything else as it is. How a reply that
-    came through `messages.create` reaches the same reader as a raw reply's JSON."""
-    to_dict = getattr(value, "to_dict", None)
-    if type(value) is dict or not callable(to_dict):
-        return value
-    return to_dict(mode="json", warnings=False)
 
 
 def object_of(value: object, what: str) -> dict[str, Any]:

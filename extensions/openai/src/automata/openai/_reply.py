@@ -46,6 +46,7 @@ from automata.core.providers import (
     ThinkingBlock,
     ThinkingDelta,
     ToolUseBlock,
+    reading,
 )
 from automata.core.providers.reading import clip, read_arguments, typed
 from automata.openai._usage import PROVIDER as PROVIDER  # the name every module keys by
@@ -73,19 +74,12 @@ _CALL_FIELDS: Final = frozenset({"id", "type", "function", "index"})
 
 
 def json_of(value: object) -> Any:
-    """`value` as the JSON it was read from: an SDK model (anything with the SDK's
-    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by
-    their wire names, unset ones left out; a value of another type than the model's
-    field, as the SDK's lenient reading keeps it, is dumped as it came, without
-    pydantic's serializer warning), anything else as it is; a model nested too deep
-    to dump raises `ProviderError` (malformed). How a reply that came through the
-    SDK's models reaches the same reader as a raw reply's JSON."""
-    to_dict = getattr(value, "to_dict", None)
-    if type(value) is dict or not callable(to_dict):
-        return value
+    """`value` dumped to its JSON by the toolkit's `reading.json_of`; a model nested
+    too deep to dump raises `ProviderError` (malformed). How a reply that came through
+    the SDK's models reaches the same reader as a raw reply's JSON."""
     try:
-        return to_dict(mode="json", warnings=False)
-    except (ValueError, RecursionError) as error:  # nested past what pydantic dumps
+        return reading.json_of(value)
+    except ValueError as error:
         raise malformed(f"the reply cannot be read as JSON: {error}") from error
 
 

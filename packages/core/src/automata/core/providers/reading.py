@@ -14,8 +14,12 @@ expected type, and a quote of what could not be read.
   else None.
 - `clip(text, limit)`: `text` quoted, cut to `limit` characters (saying how long it
   was) when longer, for error messages that quote what the server sent.
+- `json_of(value)`: an SDK model dumped to the JSON it was read from, anything else
+  as it is: how a reply that came through an SDK's models reaches the same reader as
+  a raw reply's JSON.
 
-Nothing here raises: each function says what it read, or what was wrong with it.
+Nothing here raises but `json_of`, on a model nested too deep to dump (`ValueError`):
+each other function says what it read, or what was wrong with it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-__all__ = ["CLIP", "clip", "count", "read_arguments", "typed"]
+__all__ = ["CLIP", "clip", "count", "json_of", "read_arguments", "typed"]
 
 CLIP: Final = 200
 """How many characters of a server's text an error message quotes, by default."""
@@ -72,3 +76,19 @@ def read_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     if isinstance(value, dict):
         return value, None
     return {}, f"arguments are not a JSON object: {clip(text)}"
+
+
+def json_of(value: object) -> Any:
+    """`value` as the JSON it was read from: an SDK model (anything with the SDKs'
+    `to_dict`) dumped with the fields the server sent (`to_dict(mode="json")`, by their
+    wire names, unset ones left out; a value of another type than the model's field, as
+    the SDKs' lenient reading keeps it, is dumped as it came, without pydantic's
+    serializer warning), anything else as it is. A model nested past what pydantic
+    dumps raises `ValueError` (the reader reports a malformed reply)."""
+    to_dict = getattr(value, "to_dict", None)
+    if type(value) is dict or not callable(to_dict):
+        return value
+    try:
+        return to_dict(mode="json", warnings=False)
+    except RecursionError as error:
+        raise ValueError(f"the reply nests too deep to read: {error}") from error
