@@ -391,6 +391,7 @@ async def test_a_custom_tool_returning_something_else_entirely_gets_an_error() -
 # -- siblings of a failed batch -------------------------------------------------------
 
 
+@pytest.mark.looptime
 async def test_a_failed_batch_cancels_its_other_calls_before_the_run_raises() -> None:
     """L46: the sibling would record a side effect once released; it is cancelled
     before the run raises, so releasing it afterwards changes nothing."""
@@ -417,6 +418,7 @@ async def test_a_failed_batch_cancels_its_other_calls_before_the_run_raises() ->
     assert effects == []
 
 
+@pytest.mark.looptime
 async def test_a_failed_batch_awaits_its_other_calls_cleanup_before_the_run_raises() -> None:
     """L46: a sibling that cleans up when cancelled has finished doing so when the run
     raises."""

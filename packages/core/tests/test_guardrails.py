@@ -162,6 +162,7 @@ async def test_a_parallel_guardrail_that_trips_cancels_the_model_call_in_flight(
     assert [m.role for m in caught.value.result.messages] == ["user"]
 
 
+@pytest.mark.looptime
 async def test_a_reply_that_comes_first_waits_for_the_parallel_guardrails() -> None:
     """L75: the reply (calling a tool) is not committed, no tool runs and no step is
     delivered until the guardrail has passed; when it trips, none of it happens."""

@@ -365,6 +365,7 @@ async def test_budget_overflow_is_denied_with_the_limit() -> None:
     ]
 
 
+@pytest.mark.looptime
 async def test_a_policy_timeout_is_recoverable_and_names_the_tool() -> None:
     """L27."""
     agent = Agent(

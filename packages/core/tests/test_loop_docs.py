@@ -8,6 +8,8 @@ import asyncio
 import re
 from pathlib import Path
 
+import pytest
+
 from automata.core import Agent, Message, ToolLimits, ToolPolicy, as_tool, tool
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
@@ -133,6 +135,7 @@ async def test_a_parents_per_tool_budget_does_not_bind_its_sub_agents_calls() ->
     ]
 
 
+@pytest.mark.looptime
 async def test_a_parents_per_tool_timeout_does_not_cut_off_its_sub_agents_calls() -> None:
     """L26: the parent gives its own `work` 0.05 s; the worker's `work`, which takes
     longer, finishes under the worker's policy, which sets no timeout."""

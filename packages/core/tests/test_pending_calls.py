@@ -89,6 +89,7 @@ async def test_the_approver_still_decides_on_pending_calls() -> None:
     assert tool_results(provider.requests[0].messages) == [("c1", "denied: needs a human", True)]
 
 
+@pytest.mark.looptime
 async def test_the_tool_policy_still_bounds_pending_calls() -> None:
     """L88: a pending call that outlives the policy's timeout gets a timeout result."""
     provider = ScriptedProvider(["Too slow."])

@@ -96,6 +96,7 @@ async def test_a_per_tool_budget_names_the_tool() -> None:
     ]
 
 
+@pytest.mark.looptime
 async def test_a_slow_tool_is_cut_off_while_its_siblings_finish() -> None:
     """L27."""
     agent = Agent(
@@ -132,6 +133,7 @@ class SlowLimiter:
         await asyncio.sleep(self.wait)
 
 
+@pytest.mark.looptime
 async def test_the_timeout_covers_the_rate_limiters_wait() -> None:
     """L27."""
     ran: list[int] = []

@@ -123,6 +123,7 @@ async def test_any_other_failure_names_its_type() -> None:
     assert isinstance(caught.value.__cause__, KeyError)
 
 
+@pytest.mark.looptime
 async def test_each_attempt_ends_within_the_call_timeout() -> None:
     sleeps: list[float] = []
 

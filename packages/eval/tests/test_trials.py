@@ -104,6 +104,7 @@ async def test_a_case_passes_only_if_all_its_trials_pass() -> None:
     assert not result.passed
 
 
+@pytest.mark.looptime
 async def test_trials_run_concurrently_under_the_bound() -> None:
     """E8: never more than `concurrency` trials at once, across cases."""
     active = 0
@@ -142,6 +143,7 @@ async def late_factory(ctx: TrialContext) -> Agent[None]:
     raise TimeoutError("the factory's own timeout")
 
 
+@pytest.mark.looptime
 async def test_every_failure_is_caught_in_its_trial_and_counted() -> None:
     """E9: provider errors, timeouts, cancellations and agent errors never crash the run."""
     factories: dict[str, AgentFactory] = {
@@ -208,6 +210,7 @@ async def test_a_case_expecting_no_completion_accepts_an_agent_error() -> None:
     assert not (await evaluate([down], provider_down, trials=1)).cases[0].passed
 
 
+@pytest.mark.looptime
 async def test_cancelling_the_evaluation_itself_cancels_it() -> None:
     """E9: only a cancellation from inside a trial is recorded as one."""
     factory = {"default": lambda ctx: Agent(FunctionProvider(hang))}

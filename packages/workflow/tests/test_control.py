@@ -142,6 +142,7 @@ async def test_a_cancelled_run_cannot_be_moved_on() -> None:
         await flow.retry("r1")
 
 
+@pytest.mark.looptime
 async def test_a_failed_branch_of_a_fan_out_is_retried_without_rerunning_the_others() -> None:
     """W9, W6: the branch that finished keeps its output; the join gets both."""
     wf = Workflow[int, str]("fan")

@@ -132,6 +132,7 @@ async def test_a_fan_out_runs_branches_concurrently_and_a_join_gets_their_output
     assert await wf.compile().invoke("the quick fox") == "The Quick Fox: 3 words"
 
 
+@pytest.mark.looptime
 async def test_a_list_join_collects_many_branches_in_source_order() -> None:
     """W5"""
     wf = Workflow[int, list[int]]("w")

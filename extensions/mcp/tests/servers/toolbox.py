@@ -48,6 +48,11 @@ BASE_TOOLS = [
         "Sleep for `seconds`.",
         {"type": "object", "properties": {"seconds": {"type": "number"}}, "required": ["seconds"]},
     ),
+    _tool(
+        "meet",
+        "Wait (up to 5 s) until `parties` calls are inside at once: 'met', else 'alone'.",
+        {"type": "object", "properties": {"parties": {"type": "integer"}}, "required": ["parties"]},
+    ),
     _tool("pid", "The server process id."),
     _tool("grow", "Add the tool `extra` and tell the client the list changed."),
 ]
@@ -60,6 +65,7 @@ def _text(text: str) -> mcp_types.CallToolResult:
 
 def build() -> Server[Any]:
     tools = list(BASE_TOOLS)
+    waiting: list[anyio.Event] = []  # the `meet` calls inside, not yet met
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -108,6 +114,18 @@ def build() -> Server[Any]:
         if params.name == "sleep":
             await anyio.sleep(float(args["seconds"]))
             return _text("awake")
+        if params.name == "meet":
+            arrived = anyio.Event()
+            waiting.append(arrived)
+            if len(waiting) >= int(args["parties"]):
+                for party in waiting:
+                    party.set()
+                waiting.clear()
+            with anyio.move_on_after(5):
+                await arrived.wait()
+            if not arrived.is_set():
+                waiting.remove(arrived)
+            return _text("met" if arrived.is_set() else "alone")
         if params.name == "pid":
             return _text(str(os.getpid()))
         if params.name == "grow":
