@@ -59,7 +59,9 @@ def problems(root: Path, folder: Path) -> list[str]:
     known = surfaces(root, folder)
     found: list[str] = []
     for surface in known:
-        found.extend(problem for module in surface.modules() for problem in surface.export_problems(module))
+        found.extend(
+            problem for module in surface.modules() for problem in surface.export_problems(module)
+        )
         found.extend(surface.snapshot_problems())
     found.extend(f"{path.name} is stale: no published package" for path in orphans(folder, known))
     return found
@@ -74,7 +76,8 @@ def main(argv: Sequence[str] | None = None, *, root: Path = ROOT) -> int:
     options = parser.parse_args(argv)
     if options.write:
         for path in write(root, options.folder):
-            print(f"{'wrote' if path.exists() else 'removed'} {path.relative_to(options.folder.parent)}")
+            shown = path.relative_to(options.folder.parent)
+            print(f"{'wrote' if path.exists() else 'removed'} {shown}")
         return 0
     found = problems(root, options.folder)
     for problem in found:

@@ -1,4 +1,5 @@
-"""The public surface of automata.anthropic: pinned by docs/api/, and built on public core modules."""
+"""The public surface of automata.anthropic: pinned by docs/api/, and built on public core
+modules."""
 
 from pathlib import Path
 

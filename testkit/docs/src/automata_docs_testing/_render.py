@@ -136,7 +136,9 @@ def _class_lines(name: str, cls: type, package: str) -> Iterator[str]:
         yield f"{_INDENT}{seen[member]}"
 
 
-_TYPING_MODULES = frozenset({"typing", "typing_extensions", "types", "collections.abc", "_collections_abc"})
+_TYPING_MODULES = frozenset(
+    {"typing", "typing_extensions", "types", "collections.abc", "_collections_abc"}
+)
 
 
 def _is_type_alias(value: object) -> bool:

@@ -93,7 +93,7 @@ class PublicSurface:
                 problems.append(f"{module}.{name} is exported but not defined")
                 continue
             home = getattr(value, "__module__", None)
-            defines = isinstance(value, type) or isinstance(value, types.FunctionType)
+            defines = isinstance(value, type | types.FunctionType)
             if defines and not (home == self.package or str(home).startswith(f"{self.package}.")):
                 problems.append(f"{module}.{name} is defined in {home}, outside {self.package}")
         return problems
@@ -135,12 +135,18 @@ class PublicSurface:
     def check(self) -> None:
         """Raise `AssertionError` naming every problem; a snapshot problem says which
         command regenerates the snapshots."""
-        problems = [problem for module in self.modules() for problem in self.export_problems(module)]
+        problems = [
+            problem for module in self.modules() for problem in self.export_problems(module)
+        ]
         snapshots = self.snapshot_problems()
         if snapshots:
-            snapshots.append(f"if the change is intended, run `{WRITE_COMMAND}` and commit the diff")
+            snapshots.append(
+                f"if the change is intended, run `{WRITE_COMMAND}` and commit the diff"
+            )
         if problems or snapshots:
-            raise AssertionError(f"public surface of {self.package}:\n- " + "\n- ".join([*problems, *snapshots]))
+            raise AssertionError(
+                f"public surface of {self.package}:\n- " + "\n- ".join([*problems, *snapshots])
+            )
 
     def write(self) -> list[Path]:
         """Write every snapshot of the package and remove its stale ones; the files
