@@ -25,7 +25,19 @@ from automata_browser_testing import (
 )
 from playwright.sync_api import BrowserContext, Page
 
-from automata.eval import Case, CaseResult, RunReport, Scorecard, TrialResult, write_html
+from automata.eval import (
+    Case,
+    CaseResult,
+    Expect,
+    Grade,
+    JudgeDimension,
+    JudgeScore,
+    RunReport,
+    Scorecard,
+    ToolCallRecord,
+    TrialResult,
+    write_html,
+)
 
 SCREENSHOTS_ENV = "AUTOMATA_DOCS_SCREENSHOTS"
 FAILING_CASE = "list-files (no <shell> & co)"
@@ -82,6 +94,65 @@ def unencodable_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     report = RunReport(
         run_id="broken", started_at="now", trials_per_case=1, cases=(broken,), scorecard=card
+    )
+    write_html(report, root)
+    with serve_directory(root) as url:
+        yield url
+
+
+HOSTILE = (
+    "</textarea></pre></code><script>window.ran = 'script'</script>"
+    "\"><img src=x onerror=\"window.ran = 'img'\">' onmouseover='window.ran = 1'"
+)
+"""Model or tool text that would run, or break out of an element or an attribute,
+were it inserted as HTML."""
+
+AS_TEXT_ON_THE_CASE_PAGE = 17
+"""Places on the case page that show report text as it is: the heading, the run id,
+task, agent, tier, tags, the judge dimension's name and rubric, the error, the grade's
+grader and detail, the tool's name, the judge score's dimension and rationale, the
+output and two transcript lines."""
+
+AS_JSON_ON_THE_CASE_PAGE = 3
+"""Places that show it inside JSON (quotes escaped): the expectation, the tool call's
+argument name and value."""
+
+
+@pytest.fixture(scope="module")
+def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site of a report holding `HOSTILE` in every text field the pages show."""
+    root = tmp_path_factory.mktemp("hostile")
+    card = Scorecard(
+        total=0.0, l1=0.0, l2=0.0, l3=0.0, compliance=0.0, tool_call_accuracy=0.0, pass_at_1=0.0
+    )
+    case = Case(
+        name=HOSTILE,
+        task=HOSTILE,
+        agent=HOSTILE,
+        tier=HOSTILE,
+        tags=(HOSTILE,),
+        expect=Expect(contains=(HOSTILE,)),
+        judge=(JudgeDimension(name=HOSTILE, rubric=HOSTILE),),
+    )
+    trial = TrialResult(
+        case=HOSTILE,
+        trial=0,
+        passed=False,
+        grades=(Grade(grader=HOSTILE, passed=False, detail=HOSTILE),),
+        tool_calls=(ToolCallRecord(name=HOSTILE, arguments={HOSTILE: HOSTILE}),),
+        error=HOSTILE,
+        output=HOSTILE,
+        transcript_summary=(HOSTILE, HOSTILE),
+        judge=(JudgeScore(dimension=HOSTILE, score=1, rationale=HOSTILE),),
+    )
+    report = RunReport(
+        run_id=HOSTILE,
+        started_at=HOSTILE,
+        model=HOSTILE,
+        judge_model=HOSTILE,
+        trials_per_case=1,
+        cases=(CaseResult(case=case, trials=(trial,)),),
+        scorecard=card,
     )
     write_html(report, root)
     with serve_directory(root) as url:
@@ -157,6 +228,30 @@ def test_lone_surrogates_render_as_visible_escapes(page: Page, unencodable_url: 
     assert "look up \\ud800" in text
     assert "half \\ud83d" in text
     assert "\ufffd" not in text
+    watch.assert_clean()
+
+
+def test_hostile_model_and_tool_text_shows_as_text_and_never_runs(
+    page: Page, hostile_url: str
+) -> None:
+    """Every place text from the report lands (run facts, case facts, grades, tool
+    calls, judge scores, error, output, transcript, the plot's labels) shows it
+    verbatim: no script runs, no element or attribute is broken out of, nothing loads."""
+    watch = PageWatch.attach(page)
+    page.goto(f"{hostile_url}/index.html", wait_until="load")
+    overview = page.locator("main").inner_text()
+    assert overview.count(HOSTILE) == 6  # run id, started, model, judge, case name, title
+    assert page.locator("svg.plot title", has_text=HOSTILE).count() == 1
+    assert page.locator("svg.plot text", has_text=HOSTILE[:37]).count() == 1
+    page.locator("a.case-link").click()
+    page.wait_for_load_state("load")
+    text = page.locator("main").inner_text()
+    assert text.count(HOSTILE) == AS_TEXT_ON_THE_CASE_PAGE
+    assert text.count(HOSTILE.replace('"', '\\"')) == AS_JSON_ON_THE_CASE_PAGE
+    assert page.locator("script, img, textarea").count() == 0
+    assert page.evaluate("typeof window.ran") == "undefined"
+    page.locator("main").hover()
+    assert page.evaluate("typeof window.ran") == "undefined"
     watch.assert_clean()
 
 

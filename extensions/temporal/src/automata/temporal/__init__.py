@@ -12,7 +12,7 @@ docs/temporal.md.
 from automata.temporal._activities import AgentActivities
 from automata.temporal._durable import OUTCOME_UNKNOWN, WORKFLOW_NAME
 from automata.temporal._events import follow_events, query_events, stream_events
-from automata.temporal._exit import collect_before_finalization
+from automata.temporal._exit import collect_before_finalization as _collect_before_finalization
 from automata.temporal._keys import idempotency_key
 from automata.temporal._mapping import (
     retry_settings,
@@ -41,7 +41,7 @@ from automata.temporal._worker import (
 )
 from automata.temporal._workflow import AgentWorkflow
 
-collect_before_finalization()  # the SDK's clients and workers are freed before exit
+_collect_before_finalization()  # the SDK's clients and workers are freed before exit
 
 __all__ = [
     "OUTCOME_UNKNOWN",

@@ -1,7 +1,8 @@
 """Inline SVG plots for the HTML report, drawn in Python (no script, no network).
 
-Each function returns one complete `<svg>` element as text, sized by its `viewBox` so it
-scales with the page; every label it draws from the data is escaped. With no data a
+Each function returns one complete `<svg>` element as `Markup` (inserted into a page as
+HTML), sized by its `viewBox` so it scales with the page; every text part it draws is
+escaped here (`markupsafe.escape`), which is what makes it safe to mark. With no data a
 plot is still an `<svg>`, holding a short "no data" note, so a page's layout never
 depends on what the run produced.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
+
+from markupsafe import Markup, escape
 
 __all__ = ["Bar", "bar_plot", "histogram"]
 
@@ -37,15 +39,15 @@ class Bar:
     href: str | None = None
 
 
-def _svg(width: int, height: int, title: str, body: str, css_class: str) -> str:
-    return (
-        f'<svg class="plot {css_class}" viewBox="0 0 {width} {height}" role="img" '
+def _svg(width: int, height: int, title: str, body: str, css_class: str) -> Markup:
+    return Markup(
+        f'<svg class="plot {escape(css_class)}" viewBox="0 0 {width} {height}" role="img" '
         f'xmlns="http://www.w3.org/2000/svg" preserveAspectRatio="xMidYMid meet">'
         f"<title>{escape(title)}</title>{body}</svg>"
     )
 
 
-def _no_data(width: int, title: str, css_class: str) -> str:
+def _no_data(width: int, title: str, css_class: str) -> Markup:
     body = (
         f'<text x="{width / 2}" y="40" text-anchor="middle" fill="{_AXIS}" '
         f'font-size="14">no data</text>'
@@ -85,7 +87,7 @@ def histogram(
     marker: tuple[str, float] | None = None,
     percent: bool = False,
     css_class: str = "histogram",
-) -> str:
+) -> Markup:
     """A histogram of `values`. With `fixed_range` the bins split that range evenly
     (`bins` of them, the last one closed); otherwise round bins cover the data.
     `interval`, when given, is shaded behind the bars; `marker` (a label and a value)
@@ -176,7 +178,7 @@ def _clip(label: str, limit: int = 38) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
-def bar_plot(bars: Sequence[Bar], *, title: str, css_class: str = "bars") -> str:
+def bar_plot(bars: Sequence[Bar], *, title: str, css_class: str = "bars") -> Markup:
     """Horizontal bars, one per item, for values in [0, 1] shown as percentages; a
     passing bar is green, a failing one red; a bar with `href` links to its page."""
     if not bars:
