@@ -55,9 +55,13 @@ def ui_message_stream(
     gated = frozenset(approval_required)
 
     async def open_stream(body: dict[str, Any]) -> AsyncIterator[str]:
-        plan = plan_chat_run(read_chat_request(body, bounds))
+        chat = read_chat_request(body, bounds)
+        plan = plan_chat_run(chat)
         check_continuable(plan, gated)
-        return _frames(agent, plan, gated, client_tools, bounds)
+        # a continued run goes on writing the message it continues, under its id
+        continued = chat.last.get("id") if plan.task is None else None
+        message_id = continued if isinstance(continued, str) and continued else None
+        return _frames(agent, plan, gated, client_tools, bounds, message_id)
 
     return EventStreamResponse(
         request, open_stream, limits=bounds, headers=UI_MESSAGE_STREAM_HEADERS
@@ -70,8 +74,9 @@ async def _frames(
     gated: frozenset[str],
     client_tools: Sequence[ClientTool],
     limits: UILimits,
+    message_id: str | None,
 ) -> AsyncIterator[str]:
-    writer = UIChunkWriter(message_id=f"msg-{uuid.uuid4().hex}", denied=plan.denied)
+    writer = UIChunkWriter(message_id=message_id or f"msg-{uuid.uuid4().hex}", denied=plan.denied)
     for chunk in writer.start():
         yield sse_frame(chunk)
     writer.continue_calls(plan.pending_calls)

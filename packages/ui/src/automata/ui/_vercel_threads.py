@@ -144,9 +144,9 @@ def _approval_answers(parts: list[Mapping[str, Any]]) -> dict[str, tuple[bool, s
 
 
 async def _frames(
-    service: ThreadService, thread_id: str, writer: ThreadChunkWriter
+    service: ThreadService, thread_id: str, writer: ThreadChunkWriter, message_id: str | None
 ) -> AsyncIterator[str]:
-    yield sse_frame({"type": "start"})
+    yield sse_frame({"type": "start", "messageId": message_id} if message_id else {"type": "start"})
     yield sse_frame({"type": "data-thread", "data": {"threadId": thread_id}, "transient": True})
     async with aclosing(service.subscribe(thread_id)) as views:
         last: ThreadView | None = None

@@ -1,0 +1,124 @@
+"""The AI SDK's own chat client (run in node) reads our UI message stream into the
+messages and parts it should, approvals answered and continued included."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from automata_wire_testing import serving
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from automata.core import Agent, Message, TextBlock, ThinkingBlock, tool
+from automata.core.testing import ScriptedProvider, tool_call, tool_calls
+from automata.ui import ui_message_stream
+
+from ._node import run_client
+
+sent: list[str] = []
+
+
+@tool
+def send_email(to: str, body: str) -> str:
+    """Send an email."""
+    sent.append(to)
+    return f"sent to {to}"
+
+
+def chat_app(agent: Agent[Any]) -> Starlette:
+    async def chat(request: Request) -> Response:
+        return ui_message_stream(agent, request, approval_required={"send_email"})
+
+    return Starlette(routes=[Route("/api/chat", chat, methods=["POST"])])
+
+
+@asynccontextmanager
+async def chat_url(agent: Agent[Any]) -> AsyncIterator[str]:
+    async with serving(chat_app(agent)) as client:
+        yield f"{client.base_url}/api/chat"
+
+
+def parts(message: dict[str, Any]) -> list[tuple[str, ...]]:
+    shown: list[tuple[str, ...]] = []
+    for part in message["parts"]:
+        if part["type"] in ("text", "reasoning"):
+            shown.append((part["type"], part["text"]))
+        elif part["type"].startswith("tool-"):
+            shown.append((part["type"], part["state"]))
+        else:
+            shown.append((part["type"],))
+    return shown
+
+
+async def test_a_streamed_answer_reads_as_one_assistant_message_with_reasoning_and_text() -> None:
+    reply = Message.assistant(
+        [ThinkingBlock(thinking="They greet."), TextBlock(text="Hello <b>you</b>")]
+    )
+    agent = Agent(ScriptedProvider([reply]))
+    async with chat_url(agent) as url:
+        read = await run_client("ai_sdk_chat.mjs", url, "hi")
+    assert read["errors"] == []
+    assert read["status"] == "ready"
+    (messages,) = read["rounds"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert parts(messages[1]) == [
+        ("step-start",),
+        ("reasoning", "They greet."),
+        ("text", "Hello <b>you</b>"),  # the model's markup stays text in the part
+    ]
+
+
+async def test_an_approval_request_answered_approve_continues_the_run_and_runs_the_call() -> None:
+    sent.clear()
+    provider = ScriptedProvider(
+        [tool_calls(tool_call("c1", "send_email", to="bob", body="hi"), text="Sending."), "Done."]
+    )
+    agent = Agent(provider, tools=[send_email])
+    async with chat_url(agent) as url:
+        read = await run_client("ai_sdk_chat.mjs", url, "email bob", "approve")
+    assert read["errors"] == []
+    asked, answered = read["rounds"]
+    assert parts(asked[1]) == [
+        ("step-start",),
+        ("text", "Sending."),
+        ("tool-send_email", "approval-requested"),
+    ]
+    assert sent == ["bob"]
+    assert parts(answered[1]) == [
+        ("step-start",),
+        ("text", "Sending."),
+        ("tool-send_email", "output-available"),
+        ("step-start",),
+        ("text", "Done."),
+    ]
+    call = answered[1]["parts"][2]
+    assert call["input"] == {"to": "bob", "body": "hi"}
+    assert call["output"] == "sent to bob"
+
+
+async def test_an_approval_request_answered_deny_shows_the_call_denied_and_never_runs_it() -> None:
+    sent.clear()
+    provider = ScriptedProvider(
+        [tool_calls(tool_call("c1", "send_email", to="bob", body="hi")), "I did not send it."]
+    )
+    agent = Agent(provider, tools=[send_email])
+    async with chat_url(agent) as url:
+        read = await run_client("ai_sdk_chat.mjs", url, "email bob", "deny")
+    assert read["errors"] == []
+    _, answered = read["rounds"]
+    assert sent == []
+    assert parts(answered[1])[1] == ("tool-send_email", "output-denied")
+    assert parts(answered[1])[-1] == ("text", "I did not send it.")
+    assert "denied: not now" in str(provider.requests[-1].messages[-1])
+
+
+async def test_a_failed_run_reaches_the_client_as_an_error() -> None:
+    agent = Agent(ScriptedProvider([]))
+    async with chat_url(agent) as url:
+        read = await run_client("ai_sdk_chat.mjs", url, "hi")
+    assert read["status"] == "error"
+    assert read["errors"]  # the client's onError saw the stream's error part
