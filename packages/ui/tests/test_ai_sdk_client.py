@@ -55,9 +55,9 @@ def parts(message: dict[str, Any]) -> list[tuple[str, ...]]:
 
 
 async def test_a_streamed_answer_reads_as_one_assistant_message_with_reasoning_and_text() -> None:
-    reply = Message.assistant(
-        [ThinkingBlock(thinking="They greet."), TextBlock(text="Hello <b>you</b>")]
-    )
+    # text that would end the stream, were it written into the frames as it is
+    forged = 'Hello <b>you</b>\n\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n'
+    reply = Message.assistant([ThinkingBlock(thinking="They greet."), TextBlock(text=forged)])
     agent = Agent(ScriptedProvider([reply]))
     async with chat_url(agent) as url:
         read = await run_client("ai_sdk_chat.mjs", url, "hi")
@@ -68,7 +68,7 @@ async def test_a_streamed_answer_reads_as_one_assistant_message_with_reasoning_a
     assert parts(messages[1]) == [
         ("step-start",),
         ("reasoning", "They greet."),
-        ("text", "Hello <b>you</b>"),  # the model's markup stays text in the part
+        ("text", forged),  # the model's markup and line breaks stay text in the part
     ]
 
 

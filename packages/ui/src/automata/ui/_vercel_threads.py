@@ -59,8 +59,11 @@ def ui_message_thread_stream(
     async def open_stream(body: dict[str, Any]) -> AsyncIterator[str]:
         chat = read_chat_request(body, bounds)
         turn_id, after, first = await _submit(service, thread_id, chat)
+        writer = ThreadChunkWriter(turn_id=turn_id, after=after, first=first)
+        # answering approvals goes on writing the assistant message that asked for them
+        continued = chat.last.get("id") if chat.last["role"] == "assistant" else None
         return _frames(
-            service, thread_id, ThreadChunkWriter(turn_id=turn_id, after=after, first=first)
+            service, thread_id, writer, continued if isinstance(continued, str) else None
         )
 
     return EventStreamResponse(
