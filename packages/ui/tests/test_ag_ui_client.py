@@ -70,7 +70,9 @@ async def test_every_event_validates_as_the_official_ag_ui_type() -> None:
     async with serving(agui_app(agent)) as client:
         response = await client.post("/agent", json=body)
     assert response.headers["content-type"].startswith("text/event-stream")
-    frames = [line[len("data: ") :] for line in response.text.splitlines() if line.startswith("data: ")]
+    frames = [
+        line[len("data: ") :] for line in response.text.splitlines() if line.startswith("data: ")
+    ]
     events = [EVENTS.validate_python(json.loads(frame)) for frame in frames]
     assert [event.type for event in events] == [
         EventType.RUN_STARTED,
@@ -101,7 +103,9 @@ async def test_every_event_validates_as_the_official_ag_ui_type() -> None:
 async def test_the_ag_ui_client_reads_the_run_into_messages_and_state() -> None:
     ran.clear()
     agent = Agent(
-        ScriptedProvider([tool_calls(tool_call("c1", "weather", city="Oslo")), "Sunny <b>today</b>."]),
+        ScriptedProvider(
+            [tool_calls(tool_call("c1", "weather", city="Oslo")), "Sunny <b>today</b>."]
+        ),
         tools=[weather],
     )
     async with agent_url(agent) as url:
@@ -112,7 +116,10 @@ async def test_the_ag_ui_client_reads_the_run_into_messages_and_state() -> None:
     assert kinds(run["events"])[-1] == "RUN_FINISHED"
     messages = run["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
-    assert messages[1]["toolCalls"][0]["function"] == {"name": "weather", "arguments": '{"city": "Oslo"}'}
+    assert messages[1]["toolCalls"][0]["function"] == {
+        "name": "weather",
+        "arguments": '{"city": "Oslo"}',
+    }
     assert messages[2]["content"] == "sunny"
     assert messages[3]["content"] == "Sunny <b>today</b>."
     assert run["state"]["theme"] == "dark"
@@ -141,7 +148,9 @@ async def test_a_client_side_tool_call_ends_the_run_and_its_result_continues_it(
 
 async def test_an_interrupt_for_approval_resumed_approved_runs_the_call() -> None:
     ran.clear()
-    provider = ScriptedProvider([tool_calls(tool_call("c1", "delete_files", pattern="*.tmp")), "Deleted."])
+    provider = ScriptedProvider(
+        [tool_calls(tool_call("c1", "delete_files", pattern="*.tmp")), "Deleted."]
+    )
     async with agent_url(Agent(provider, tools=[delete_files])) as url:
         read = await run_client("ag_ui_run.mjs", url, "clean up", "", "approve")
     assert read["error"] is None
@@ -156,7 +165,9 @@ async def test_an_interrupt_for_approval_resumed_approved_runs_the_call() -> Non
 
 async def test_an_interrupt_for_approval_resumed_denied_never_runs_the_call() -> None:
     ran.clear()
-    provider = ScriptedProvider([tool_calls(tool_call("c1", "delete_files", pattern="*")), "Kept them."])
+    provider = ScriptedProvider(
+        [tool_calls(tool_call("c1", "delete_files", pattern="*")), "Kept them."]
+    )
     async with agent_url(Agent(provider, tools=[delete_files])) as url:
         read = await run_client("ag_ui_run.mjs", url, "clean up", "", "deny")
     assert read["error"] is None

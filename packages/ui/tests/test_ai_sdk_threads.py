@@ -40,7 +40,9 @@ def thread_app(service: ThreadService) -> Starlette:
 
 
 @asynccontextmanager
-async def thread_chat(path: Path, provider: ScriptedProvider) -> AsyncIterator[tuple[str, ThreadService]]:
+async def thread_chat(
+    path: Path, provider: ScriptedProvider
+) -> AsyncIterator[tuple[str, ThreadService]]:
     def choose_agent(request: AgentRequest) -> Agent[Any]:
         return Agent(provider, tools=[send_email], approver=require_approval("send_email"))
 
