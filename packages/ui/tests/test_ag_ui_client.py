@@ -59,6 +59,7 @@ def kinds(events: list[dict[str, Any]]) -> list[str]:
 
 
 async def test_every_event_validates_as_the_official_ag_ui_type() -> None:
+    """U8: the event sequence, each validated by the official types."""
     reply = Message.assistant([ThinkingBlock(thinking="hmm"), TextBlock(text="<script>x</script>")])
     agent = Agent(ScriptedProvider([tool_calls(tool_call("c1", "weather", city="Oslo")), reply]))
     body = RunAgentInput(
@@ -101,6 +102,7 @@ async def test_every_event_validates_as_the_official_ag_ui_type() -> None:
 
 
 async def test_the_ag_ui_client_reads_the_run_into_messages_and_state() -> None:
+    """U8: HttpAgent (with its verifyEvents) builds the messages and the state."""
     ran.clear()
     agent = Agent(
         ScriptedProvider(
@@ -133,6 +135,7 @@ async def test_the_ag_ui_client_reads_the_run_into_messages_and_state() -> None:
 
 
 async def test_a_client_side_tool_call_ends_the_run_and_its_result_continues_it() -> None:
+    """U9."""
     provider = ScriptedProvider([tool_calls(tool_call("c1", "read_theme")), "Your theme is dark."])
     async with agent_url(Agent(provider)) as url:
         read = await run_client("ag_ui_run.mjs", url, "which theme?", "read_theme")
@@ -147,6 +150,7 @@ async def test_a_client_side_tool_call_ends_the_run_and_its_result_continues_it(
 
 
 async def test_an_interrupt_for_approval_resumed_approved_runs_the_call() -> None:
+    """U10."""
     ran.clear()
     provider = ScriptedProvider(
         [tool_calls(tool_call("c1", "delete_files", pattern="*.tmp")), "Deleted."]
@@ -164,6 +168,7 @@ async def test_an_interrupt_for_approval_resumed_approved_runs_the_call() -> Non
 
 
 async def test_an_interrupt_for_approval_resumed_denied_never_runs_the_call() -> None:
+    """U10."""
     ran.clear()
     provider = ScriptedProvider(
         [tool_calls(tool_call("c1", "delete_files", pattern="*")), "Kept them."]

@@ -57,6 +57,7 @@ async def thread_chat(
 
 
 async def test_a_thread_turn_streams_as_an_assistant_message(tmp_path: Path) -> None:
+    """U7."""
     async with thread_chat(tmp_path, ScriptedProvider(["Hello from the journal."])) as (url, _):
         read = await run_client("ai_sdk_chat.mjs", url, "hi")
     assert read["errors"] == []
@@ -68,6 +69,7 @@ async def test_a_thread_turn_streams_as_an_assistant_message(tmp_path: Path) -> 
 
 
 async def test_approving_in_the_front_end_resumes_the_durable_turn(tmp_path: Path) -> None:
+    """U7."""
     sent.clear()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "send_email", to="bob")), "Sent it."])
     async with thread_chat(tmp_path, provider) as (url, service):
@@ -88,6 +90,7 @@ async def test_approving_in_the_front_end_resumes_the_durable_turn(tmp_path: Pat
 
 
 async def test_denying_in_the_front_end_answers_the_durable_turn_denied(tmp_path: Path) -> None:
+    """U7."""
     sent.clear()
     provider = ScriptedProvider([tool_calls(tool_call("c1", "send_email", to="bob")), "Not sent."])
     async with thread_chat(tmp_path, provider) as (url, service):

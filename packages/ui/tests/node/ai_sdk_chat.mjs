@@ -1,10 +1,11 @@
 // Drives a chat with the AI SDK's own client (AbstractChat + DefaultChatTransport, what
 // useChat runs) against a UI message stream server, and prints what it read as JSON.
-// usage: node ai_sdk_chat.mjs <api url> <user text> [approve|deny]
+// usage: node ai_sdk_chat.mjs <api url> <user text> [approve|deny] [client tool output]
 import {
   AbstractChat,
   DefaultChatTransport,
   lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
 } from "ai";
 
 class State {
@@ -25,15 +26,32 @@ class Chat extends AbstractChat {
   constructor(options) { super({ ...options, state: new State() }); }
 }
 
-const [api, text, answer] = process.argv.slice(2);
+const [api, text, answer, clientOutput] = process.argv.slice(2);
 const errors = [];
 const data = [];
 const chat = new Chat({
   transport: new DefaultChatTransport({ api }),
   onError: (error) => errors.push(String(error.message ?? error)),
   onData: (part) => data.push(part),
-  sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  // a client-side tool runs here, in the "browser", and its output goes back
+  onToolCall: ({ toolCall }) => {
+    if (clientOutput !== undefined) {
+      void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output: clientOutput });
+    }
+  },
+  sendAutomaticallyWhen: (options) =>
+    lastAssistantMessageIsCompleteWithApprovalResponses(options) ||
+    lastAssistantMessageIsCompleteWithToolCalls(options),
 });
+
+async function settled() {
+  for (let i = 0; i < 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const last = chat.messages.at(-1);
+    const open = last?.parts.some((p) => p.state === "approval-responded" || (clientOutput !== undefined && p.state === "input-available"));
+    if (chat.status !== "submitted" && chat.status !== "streaming" && !open) return;
+  }
+}
 
 const rounds = [];
 await chat.sendMessage({ text });
@@ -46,9 +64,10 @@ if (answer && waiting) {
     reason: answer === "approve" ? undefined : "not now",
   });
   // sendAutomaticallyWhen continues the chat with the answer; wait for that request
-  for (let i = 0; i < 200 && (chat.status === "submitted" || chat.status === "streaming" || rounds.length && chat.messages.at(-1).parts.some((p) => p.state === "approval-responded")); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await settled();
+  rounds.push(structuredClone(chat.messages));
+} else if (clientOutput !== undefined) {
+  await settled();
   rounds.push(structuredClone(chat.messages));
 }
 process.stdout.write(JSON.stringify({ rounds, errors, data, status: chat.status }));
