@@ -3,6 +3,7 @@ messages and parts it should, approvals answered and continued included."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +19,7 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 from automata.ui import ClientTool, ui_message_stream
 
 from ._node import run_client
+from ._providers import ArgumentStreamingProvider
 
 sent: list[str] = []
 
@@ -27,6 +29,12 @@ def send_email(to: str, body: str) -> str:
     """Send an email."""
     sent.append(to)
     return f"sent to {to}"
+
+
+@tool
+def lookup(city: str) -> str:
+    """Look a city up."""
+    return f"{city}: found"
 
 
 def chat_app(agent: Agent[Any]) -> Starlette:
@@ -153,3 +161,35 @@ async def test_a_client_side_tool_runs_in_the_front_end_and_its_output_continues
     assert answered[1]["parts"][1]["output"] == "Oslo"
     assert provider.requests[0].tools[0].name == "get_location"
     assert "Oslo" in str(provider.requests[-1].messages[-1])
+
+
+async def test_streamed_tool_arguments_reach_the_client_as_input_deltas() -> None:
+    """U3: tool-input-start and -delta as the model writes, then the parsed input."""
+    replies = [tool_calls(tool_call("c1", "lookup", city="Oslo")), Message.assistant("Found.")]
+    provider = ArgumentStreamingProvider(replies * 2)
+    agent = Agent(provider, tools=[lookup])
+    async with serving(chat_app(agent)) as client:
+        response = await client.post(
+            "/api/chat",
+            json={
+                "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "?"}]}]
+            },
+        )
+        read = await run_client("ai_sdk_chat.mjs", f"{client.base_url}/api/chat", "?")
+    chunks = [json.loads(line[6:]) for line in response.text.splitlines() if line[6:7] == "{"]
+    kinds = [chunk["type"] for chunk in chunks]
+    start = kinds.index("tool-input-start")
+    assert kinds[start : start + 4] == [
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-delta",
+        "tool-input-available",
+    ]
+    assert "".join(c["inputTextDelta"] for c in chunks if c["type"] == "tool-input-delta") == (
+        '{"city": "Oslo"}'
+    )
+    assert read["errors"] == []
+    (messages,) = read["rounds"]
+    call = messages[1]["parts"][1]
+    assert (call["type"], call["state"]) == ("tool-lookup", "output-available")
+    assert call["input"] == {"city": "Oslo"}

@@ -16,7 +16,14 @@ from starlette.routing import Route
 
 from automata.core import Agent, tool
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
-from automata.threads import AgentRequest, Host, SQLiteStore, ThreadService, require_approval
+from automata.threads import (
+    AgentRequest,
+    Host,
+    SQLiteStore,
+    ThreadService,
+    ask_user_tool,
+    require_approval,
+)
 from automata.ui import ui_message_thread_stream
 
 from ._node import run_client
@@ -103,3 +110,35 @@ async def test_denying_in_the_front_end_answers_the_durable_turn_denied(tmp_path
     assert sent == []
     call = next(item for item in view.items if item.kind == "tool_call")
     assert call.result == "denied: not now"
+
+
+async def test_a_question_is_a_data_part_and_the_next_user_message_answers_it(
+    tmp_path: Path,
+) -> None:
+    """U7: ask_user parks the turn; the text typed next is the answer, not a new turn."""
+    provider = ScriptedProvider(
+        [tool_calls(tool_call("q1", "ask_user", question="Which city?")), "Oslo it is."]
+    )
+
+    def choose_agent(request: AgentRequest) -> Agent[Any]:
+        return Agent(provider, tools=[ask_user_tool()])
+
+    host = await Host.open(SQLiteStore(tmp_path / "threads.db"))
+    try:
+        service = host.thread_service(choose_agent)
+        thread = await service.create(request_key="create-1")
+        async with serving(thread_app(service)) as client:
+            url = f"{client.base_url}/threads/{thread.thread_id}/chat"
+            read = await run_client("ai_sdk_chat.mjs", url, "plan a trip", "", "", "Oslo")
+        view = await service.view(thread.thread_id)
+    finally:
+        await host.shutdown()
+    assert read["errors"] == []
+    questions = [part for part in read["data"] if part["type"] == "data-question"]
+    assert [part["data"]["question"] for part in questions] == ["Which city?"]
+    _, answered = read["rounds"]
+    assert [m["role"] for m in answered] == ["user", "assistant", "user", "assistant"]
+    assert parts(answered[3]) == [("step-start",), ("text", "Oslo it is.")]
+    assert view.status == "done"
+    assert [item.kind for item in view.items] == ["user", "tool_call", "interaction", "assistant"]
+    assert next(item for item in view.items if item.kind == "tool_call").result == "Oslo"

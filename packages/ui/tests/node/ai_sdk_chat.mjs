@@ -1,6 +1,7 @@
 // Drives a chat with the AI SDK's own client (AbstractChat + DefaultChatTransport, what
 // useChat runs) against a UI message stream server, and prints what it read as JSON.
 // usage: node ai_sdk_chat.mjs <api url> <user text> [approve|deny] [client tool output]
+//        [a second user text, sent after the first answer]
 import {
   AbstractChat,
   DefaultChatTransport,
@@ -26,7 +27,7 @@ class Chat extends AbstractChat {
   constructor(options) { super({ ...options, state: new State() }); }
 }
 
-const [api, text, answer, clientOutput] = process.argv.slice(2);
+const [api, text, answer, clientOutput, followUp] = process.argv.slice(2);
 const errors = [];
 const data = [];
 const chat = new Chat({
@@ -35,7 +36,7 @@ const chat = new Chat({
   onData: (part) => data.push(part),
   // a client-side tool runs here, in the "browser", and its output goes back
   onToolCall: ({ toolCall }) => {
-    if (clientOutput !== undefined) {
+    if (clientOutput) {
       void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output: clientOutput });
     }
   },
@@ -48,7 +49,7 @@ async function settled() {
   for (let i = 0; i < 200; i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));
     const last = chat.messages.at(-1);
-    const open = last?.parts.some((p) => p.state === "approval-responded" || (clientOutput !== undefined && p.state === "input-available"));
+    const open = last?.parts.some((p) => p.state === "approval-responded" || (clientOutput && p.state === "input-available"));
     if (chat.status !== "submitted" && chat.status !== "streaming" && !open) return;
   }
 }
@@ -66,7 +67,10 @@ if (answer && waiting) {
   // sendAutomaticallyWhen continues the chat with the answer; wait for that request
   await settled();
   rounds.push(structuredClone(chat.messages));
-} else if (clientOutput !== undefined) {
+} else if (followUp) {
+  await chat.sendMessage({ text: followUp });
+  rounds.push(structuredClone(chat.messages));
+} else if (clientOutput) {
   await settled();
   rounds.push(structuredClone(chat.messages));
 }

@@ -25,10 +25,14 @@ def _reply_number(item: ViewItem) -> str:
 
 class ThreadChunkWriter:
     """Writes the items of turn `turn_id` that come after ordinal `after`; items at
-    or before it were shown by an earlier response (their calls' outcomes still go
-    out when they arrive). `done(view)` says when the turn stopped for now."""
+    or before it were shown by an earlier response. With `earlier_outcomes` (this
+    response continues that response's message) their calls' outcomes still go out
+    when they arrive; without, a new message is written and they do not.
+    `done(view)` says when the turn stopped for now."""
 
-    def __init__(self, *, turn_id: str, after: int, first: ThreadView) -> None:
+    def __init__(
+        self, *, turn_id: str, after: int, first: ThreadView, earlier_outcomes: bool = True
+    ) -> None:
         self._turn = turn_id
         self._after = after
         self._text: dict[str, int] = {}
@@ -44,7 +48,7 @@ class ThreadChunkWriter:
                 if item.call_id is not None:
                     self._inputs.add(item.call_id)
                     self._available.add(item.call_id)
-                    if item.status in ("done", "error"):
+                    if item.status in ("done", "error") or not earlier_outcomes:
                         self._outcomes.add(item.call_id)
                 if item.interaction_id is not None:
                     self._requests.add(item.interaction_id)

@@ -22,7 +22,7 @@ from automata.ui._vercel_chunks import (
 from automata.ui._vercel_request import ChatRequest, read_chat_request, tool_part_name
 
 if TYPE_CHECKING:
-    from automata.threads import ThreadService, ThreadView
+    from automata.threads import ThreadService, ThreadView, ViewItem
 
 __all__ = ["ThreadNotFound", "ui_message_thread_stream"]
 
@@ -51,7 +51,8 @@ def ui_message_thread_stream(
     id, which is the thread's interaction id), which resumes the durable turn. The
     stream then follows the turn (`service.subscribe`) until it ends or waits for a
     person again: a call the thread's `require_approval` gate holds is sent as
-    `tool-approval-request`, a question as a `data-question` part. Closing the
+    `tool-approval-request`, a question (`ask_user`) as a `data-question` part, and
+    the next user message, while the question waits, answers it (`service.respond`). Closing the
     stream does not stop the turn: it runs on in the host.
     """
     bounds = limits or UILimits()
@@ -59,9 +60,12 @@ def ui_message_thread_stream(
     async def open_stream(body: dict[str, Any]) -> AsyncIterator[str]:
         chat = read_chat_request(body, bounds)
         turn_id, after, first = await _submit(service, thread_id, chat)
-        writer = ThreadChunkWriter(turn_id=turn_id, after=after, first=first)
-        # answering approvals goes on writing the assistant message that asked for them
+        # answering approvals goes on writing the assistant message that asked for them;
+        # a user message (new input, or a question's answer) gets a new one
         continued = chat.last.get("id") if chat.last["role"] == "assistant" else None
+        writer = ThreadChunkWriter(
+            turn_id=turn_id, after=after, first=first, earlier_outcomes=continued is not None
+        )
         return _frames(
             service, thread_id, writer, continued if isinstance(continued, str) else None
         )
@@ -88,6 +92,13 @@ async def _submit(
             )
             if not text:
                 raise InvalidRequestBodyError("the last user message holds no text")
+            question = _pending_question(await service.view(thread_id))
+            if question is not None and question.interaction_id and question.turn_id:
+                # typed while the thread asks: the text answers the question
+                view = await service.respond(
+                    thread_id, question.interaction_id, text, request_key=key
+                )
+                return question.turn_id, question.ordinal, view
             view = await service.send(thread_id, text, request_key=key)
             turn: str | None
             if view.queue:
@@ -125,6 +136,14 @@ async def _submit(
         raise ThreadNotFound(str(missing)) from missing
     except (RequestConflictError, InvalidArgumentError) as refused:
         raise InvalidRequestBodyError(str(refused)) from refused
+
+
+def _pending_question(view: ThreadView) -> ViewItem | None:
+    """The question the thread waits on, if it waits on one."""
+    for item in reversed(view.items):
+        if item.kind == "interaction" and item.interaction_kind == "question":
+            return item if item.status == "pending" else None
+    return None
 
 
 def _approval_answers(parts: list[Mapping[str, Any]]) -> dict[str, tuple[bool, str]]:
