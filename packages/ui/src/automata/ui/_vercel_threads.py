@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from automata.ui._errors import InvalidRequestBodyError, UIProtocolError
 from automata.ui._limits import UILimits
 from automata.ui._response import EventStreamResponse
 from automata.ui._thread_chunks import ThreadChunkWriter
+from automata.ui._thread_diff import ThreadDiff
+from automata.ui._thread_turns import TurnStart, answer_approvals, send_or_answer
 from automata.ui._vercel_chunks import (
     DONE_FRAME,
     UI_MESSAGE_STREAM_HEADERS,
@@ -22,15 +23,9 @@ from automata.ui._vercel_chunks import (
 from automata.ui._vercel_request import ChatRequest, read_chat_request, tool_part_name
 
 if TYPE_CHECKING:
-    from automata.threads import ThreadService, ThreadView, ViewItem
+    from automata.threads import ThreadService, ThreadView
 
-__all__ = ["ThreadNotFound", "ui_message_thread_stream"]
-
-
-class ThreadNotFound(UIProtocolError):
-    """The thread (or the interaction an approval answers) is not in the store."""
-
-    status = 404
+__all__ = ["ui_message_thread_stream"]
 
 
 def ui_message_thread_stream(
@@ -59,13 +54,17 @@ def ui_message_thread_stream(
 
     async def open_stream(body: dict[str, Any]) -> AsyncIterator[str]:
         chat = read_chat_request(body, bounds)
-        turn_id, after, first = await _submit(service, thread_id, chat)
+        start = await _submit(service, thread_id, chat)
         # answering approvals goes on writing the assistant message that asked for them;
         # a user message (new input, or a question's answer) gets a new one
         continued = chat.last.get("id") if chat.last["role"] == "assistant" else None
-        writer = ThreadChunkWriter(
-            turn_id=turn_id, after=after, first=first, earlier_outcomes=continued is not None
+        diff = ThreadDiff(
+            turn_id=start.turn_id,
+            after=start.after,
+            first=start.view,
+            earlier_outcomes=continued is not None,
         )
+        writer = ThreadChunkWriter(diff)
         return _frames(
             service, thread_id, writer, continued if isinstance(continued, str) else None
         )
@@ -75,75 +74,19 @@ def ui_message_thread_stream(
     )
 
 
-async def _submit(
-    service: ThreadService, thread_id: str, chat: ChatRequest
-) -> tuple[str, int, ThreadView]:
-    from automata.core import InvalidArgumentError
-    from automata.threads import ItemNotFoundError, RequestConflictError, ThreadNotFoundError
-
+async def _submit(service: ThreadService, thread_id: str, chat: ChatRequest) -> TurnStart:
     last = chat.last
     key = f"ui/{thread_id}/{last.get('id') or len(chat.messages)}"
-    try:
-        if last["role"] == "user":
-            text = "".join(
-                part["text"]
-                for part in last["parts"]
-                if part["type"] == "text" and isinstance(part.get("text"), str)
-            )
-            if not text:
-                raise InvalidRequestBodyError("the last user message holds no text")
-            question = _pending_question(await service.view(thread_id))
-            if question is not None and question.interaction_id and question.turn_id:
-                # typed while the thread asks: the text answers the question
-                view = await service.respond(
-                    thread_id, question.interaction_id, text, request_key=key
-                )
-                return question.turn_id, question.ordinal, view
-            view = await service.send(thread_id, text, request_key=key)
-            turn: str | None
-            if view.queue:
-                turn = view.queue[-1].turn_id
-            else:
-                turn = next(item.turn_id for item in reversed(view.items) if item.kind == "user")
-            after = max(
-                (
-                    item.ordinal
-                    for item in view.items
-                    if item.turn_id == turn and item.kind == "user"
-                ),
-                default=-1,
-            )
-            if turn is None:
-                raise ThreadNotFound("the sent message started no turn")
-            return turn, after, view
-        answers = _approval_answers(last["parts"])
-        if not answers:
-            raise InvalidRequestBodyError(
-                "the last assistant message answers no approval: send a user message"
-            )
-        view = await service.view(thread_id)
-        for interaction, (approved, reason) in answers.items():
-            view = await service.respond(
-                thread_id, interaction, approved, request_key=f"{key}/{interaction}", reason=reason
-            )
-        answered = [item for item in view.items if item.interaction_id in answers]
-        if not answered or answered[-1].turn_id is None:
-            raise ThreadNotFound("the approvals answer no interaction of this thread")
-        return answered[-1].turn_id, answered[-1].ordinal, view
-    except ThreadNotFoundError as missing:
-        raise ThreadNotFound(str(missing)) from missing
-    except ItemNotFoundError as missing:
-        raise ThreadNotFound(str(missing)) from missing
-    except (RequestConflictError, InvalidArgumentError) as refused:
-        raise InvalidRequestBodyError(str(refused)) from refused
-
-
-def _pending_question(view: ThreadView) -> ViewItem | None:
-    """The question the thread waits on, if it waits on one."""
-    for item in reversed(view.items):
-        if item.kind == "interaction" and item.interaction_kind == "question":
-            return item if item.status == "pending" else None
-    return None
+    if last["role"] == "user":
+        text = "".join(
+            part["text"]
+            for part in last["parts"]
+            if part["type"] == "text" and isinstance(part.get("text"), str)
+        )
+        return await send_or_answer(service, thread_id, text, request_key=key)
+    return await answer_approvals(
+        service, thread_id, _approval_answers(last["parts"]), request_key=key
+    )
 
 
 def _approval_answers(parts: list[Mapping[str, Any]]) -> dict[str, tuple[bool, str]]:
@@ -176,7 +119,7 @@ async def _frames(
             last = view
             for chunk in writer.write(view):
                 yield sse_frame(chunk)
-            if writer.done(view):
+            if writer.diff.done(view):
                 break
     if last is not None:
         for chunk in writer.finish(last):
