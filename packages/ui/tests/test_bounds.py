@@ -61,7 +61,7 @@ async def test_a_ui_message_stream_carries_the_protocol_header_and_ends_with_don
 
 @pytest.mark.parametrize("route", ["/chat", "/agui"])
 async def test_a_body_over_the_bound_is_refused_with_413_and_runs_nothing(route: str) -> None:
-    """U11."""
+    """U12."""
     provider = ScriptedProvider(["never"])
     limits = UILimits(max_body_bytes=1000)
     async with serving(app(provider, limits)) as client:
@@ -94,7 +94,7 @@ async def test_a_body_over_the_bound_is_refused_with_413_and_runs_nothing(route:
 async def test_a_malformed_body_is_refused_with_400_naming_the_problem(
     route: str, body: bytes, says: str
 ) -> None:
-    """U4, U8, U11."""
+    """U4, U8, U12."""
     provider = ScriptedProvider(["never"])
     async with serving(app(provider)) as client:
         response = await client.post(route, content=body)
@@ -131,7 +131,7 @@ async def test_continuing_a_gated_call_without_a_decision_is_refused_and_runs_no
 
 
 async def test_a_client_that_does_not_read_stops_the_run_at_the_queue_bound() -> None:
-    """U12."""
+    """U13."""
     many = Message.assistant([TextBlock(text=f"part {n} ") for n in range(50)])
     agent = Agent(ScriptedProvider([many]))
     items = drive(
@@ -150,6 +150,6 @@ async def test_a_client_that_does_not_read_stops_the_run_at_the_queue_bound() ->
 
 
 def test_limits_must_be_positive() -> None:
-    """U11: the bounds themselves are checked."""
+    """U12: the bounds themselves are checked."""
     with pytest.raises(InvalidArgumentError, match="max_body_bytes"):
         UILimits(max_body_bytes=0)

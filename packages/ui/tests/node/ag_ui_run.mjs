@@ -1,12 +1,12 @@
 // Runs an agent with AG-UI's own client (HttpAgent: SSE parsing, verifyEvents, the
 // default event application) against an AG-UI server, and prints what it read as JSON.
-// usage: node ag_ui_run.mjs <url> <user text> [client tool name] [approve|deny]
+// usage: node ag_ui_run.mjs <url> <user text> [client tool name] [approve|deny] [thread id]
 import { HttpAgent } from "@ag-ui/client";
 
-const [url, text, clientTool, answer] = process.argv.slice(2);
+const [url, text, clientTool, answer, threadId] = process.argv.slice(2);
 const agent = new HttpAgent({
   url,
-  threadId: "thread-1",
+  threadId: threadId || "thread-1",
   initialMessages: [{ id: "u1", role: "user", content: text }],
   initialState: { theme: "dark" },
 });

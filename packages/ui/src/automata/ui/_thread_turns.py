@@ -61,21 +61,22 @@ async def send_or_answer(
 async def answer_approvals(
     service: ThreadService,
     thread_id: str,
-    answers: Mapping[str, tuple[bool, str]],
+    answers: Mapping[str, tuple[bool | str, str]],
     *,
     request_key: str,
 ) -> TurnStart:
-    """Answer the thread's approvals (interaction id -> approved, reason), each with a
-    request key made from `request_key` and its id, which resumes the durable turn."""
+    """Answer the thread's interactions (id -> approved and reason, or a question's
+    answer text), each with a request key made from `request_key` and its id, which
+    resumes the durable turn."""
     async with _mapped_errors():
         if not answers:
             raise InvalidRequestBodyError("the request answers no approval: send a message")
         view = await service.view(thread_id)
-        for interaction, (approved, reason) in answers.items():
+        for interaction, (answer, reason) in answers.items():
             view = await service.respond(
                 thread_id,
                 interaction,
-                approved,
+                answer,
                 request_key=f"{request_key}/{interaction}",
                 reason=reason,
             )

@@ -89,8 +89,8 @@ async def _submit(service: ThreadService, thread_id: str, chat: ChatRequest) -> 
     )
 
 
-def _approval_answers(parts: list[Mapping[str, Any]]) -> dict[str, tuple[bool, str]]:
-    answers: dict[str, tuple[bool, str]] = {}
+def _approval_answers(parts: list[Mapping[str, Any]]) -> dict[str, tuple[bool | str, str]]:
+    answers: dict[str, tuple[bool | str, str]] = {}
     for part in parts:
         approval = part.get("approval")
         if (
