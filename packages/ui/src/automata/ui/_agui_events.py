@@ -137,12 +137,11 @@ class AGUIEventWriter:
         elif isinstance(item, Finished):
             yield from self._end_step()
             yield self._usage_delta()
+            output = item.result.output  # a text answer; a typed one stays in the messages
             yield RunFinishedEvent(
                 thread_id=self._thread,
                 run_id=self._run,
-                result=item.result.output
-                if isinstance(item.result.output, str | int | float | bool | None)
-                else json.loads(json.dumps(item.result.output, default=str)),
+                result=output if isinstance(output, str) else None,
             )
         elif isinstance(item, Failed):
             yield from self._close_text()

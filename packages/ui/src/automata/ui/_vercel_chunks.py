@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from automata.core import (
+    AutomataError,
     ModelStep,
     TextEvent,
     ThinkingEvent,
@@ -51,8 +52,6 @@ def sse_frame(chunk: Chunk) -> str:
 def error_text(error: BaseException) -> str:
     """What a stream says of a failed run: the message of the library's own errors,
     only the kind of anything else (whose text may hold server details)."""
-    from automata.core import AutomataError
-
     if isinstance(error, AutomataError):
         return f"{type(error).__name__}: {error}"
     return f"{type(error).__name__}: the run failed"
