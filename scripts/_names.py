@@ -54,6 +54,7 @@ OUR_NAMES = frozenset(
         "automata-ai-acp",
         "automata-ai-mcp",
         "automata-ai-temporal",
+        "automata-ai-ui",
     }
 )
 """Every distribution name this repository publishes or plans to."""

@@ -1,0 +1,14 @@
+"""docs/ui-protocols.md is pinned: every rule is cited by a test of this folder, every
+citation names a rule, and the rules are numbered in order."""
+
+from __future__ import annotations
+
+from automata_docs_testing import RuleBook
+
+BOOK = RuleBook.of("docs/ui-protocols.md", "U", __file__)
+
+
+def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:
+    """The page states its rules numbered from 1 in order, a test here cites each of
+    them, and every citation and reference names a rule of the page."""
+    BOOK.check(at_least=13)
