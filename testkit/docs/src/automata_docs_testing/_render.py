@@ -10,6 +10,7 @@ own snapshot pins them) are left out.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import inspect
@@ -114,7 +115,18 @@ def _is_inside(cls: type, package: str) -> bool:
     return cls.__module__ == package or cls.__module__.startswith(f"{package}.")
 
 
+def _build_model(cls: type) -> None:
+    """Build a pydantic model that defers its build (`defer_build`): its signature is
+    `(**data)` until it is built, so without this a snapshot would depend on whether
+    something in the process used the model before."""
+    rebuild = getattr(cls, "model_rebuild", None)
+    if callable(rebuild) and getattr(cls, "__pydantic_complete__", True) is False:
+        with contextlib.suppress(Exception):  # a forward reference not yet defined
+            rebuild()
+
+
 def _class_lines(name: str, cls: type, package: str) -> Iterator[str]:
+    _build_model(cls)
     bases = ", ".join(base.__qualname__ for base in cls.__bases__ if base is not object)
     yield f"class {name}({bases})" if bases else f"class {name}"
     if not issubclass(cls, enum.Enum):
