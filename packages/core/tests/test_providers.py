@@ -38,7 +38,7 @@ PUBLIC_NAMES = """
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage cap_reply_size capability client_event_stream parse_retry_after post_raw
+    Usage cap_reply_size capability client_event_stream final_response parse_retry_after post_raw
     raw_post_problem read_reply reply_data retry
 """
 

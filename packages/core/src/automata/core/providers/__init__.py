@@ -151,7 +151,7 @@ from automata.core.providers._sdk_protocols import (
     SDKStream,
     StreamAssembler,
 )
-from automata.core.providers._sdk_provider import SDKProvider
+from automata.core.providers._sdk_provider import SDKProvider, final_response
 from automata.core.providers._sse import DEFAULT_MAX_EVENT_BYTES, SKIP, RawStreamResponse, SSEStream
 
 __all__ = [
@@ -208,6 +208,7 @@ __all__ = [
     "cap_reply_size",
     "capability",
     "client_event_stream",
+    "final_response",
     "parse_retry_after",
     "post_raw",
     "raw_post_problem",
