@@ -195,7 +195,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         """Deltas as they arrive, then one `ModelResponse`: the body built from
         `request` (when this is called) and posted for streaming (when the stream is
         first read), its events read in the client's own framing."""
-        params = self.stream_params(self.call_params(request))
+        params = self.call_params(request)
+        params["stream"] = True  # `stream_params`, inline: a new dict of our own
         if not self.posts_raw:
             create: Any = partial(self.client.messages.create, **params)
             return self.stream_reply(request.options, create, ModelEventsAccumulator)
