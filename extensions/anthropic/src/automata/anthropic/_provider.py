@@ -186,7 +186,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         options: dict[str, Any] = {}
         if self.client.timeout == DEFAULT_TIMEOUT:
             options["timeout"] = DEFAULT_TIMEOUT  # as `messages.create` sets it
-        body = _with_extra_json(params, options)
+        body = _with_extra_json(params, options) if "extra_body" in params else params
         return await self.post_reply(
             request.options, _PATH, body, _read_reply, post_options=options
         )
@@ -201,7 +201,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             create: Any = partial(self.client.messages.create, **params)
             return self.stream_reply(request.options, create, ModelEventsAccumulator)
         options: dict[str, Any] = {}
-        body = _with_extra_json(params, options)
+        body = _with_extra_json(params, options) if "extra_body" in params else params
         return self.post_stream(
             request.options,
             _PATH,
@@ -246,10 +246,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
 
 
 def _with_extra_json(params: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
-    """The body `params` post as (`extra_body` moved into `options` as the SDK's extra
-    JSON, as `messages.create` sends it)."""
-    if "extra_body" not in params:
-        return params
+    """The body `params` (which carry `extra_body`) post as: `extra_body` moved into
+    `options` as the SDK's extra JSON, as `messages.create` sends it."""
     body = dict(params)
     options["extra_json"] = body.pop("extra_body")
     return body

@@ -435,16 +435,26 @@ class SDKProvider(ABC, Generic[ClientT]):
         """`call_reply` for `body` posted to `path` through the client's `post`
         (`post_raw`, with `raw_response_class` and the SDK's request `post_options`):
         `read` gets the HTTP response, its body read whole."""
-        send = partial(
-            post_raw,
-            self.client,
-            path,
-            body,
-            response_class=self.raw_response_class,
-            stream=False,
-            options=post_options,
-        )
-        return await self.call_reply(options, send, read, answer=answer)
+        client, response_class = self.client, self.raw_response_class
+
+        async def once() -> ModelResponse:  # `call_reply`'s, inline: one call less
+            try:
+                raw = await post_raw(
+                    client,
+                    path,
+                    body,
+                    response_class=response_class,
+                    stream=False,
+                    options=post_options,
+                )
+            except Exception as error:
+                answered = None if answer is None else answer(error)
+                if answered is None:
+                    raise
+                return answered
+            return read(raw)
+
+        return await self._attempts(once, options)
 
     def stream_reply(
         self,
@@ -456,7 +466,7 @@ class SDKProvider(ABC, Generic[ClientT]):
     ) -> AsyncIterator[ProviderStreamItem]:
         """Deltas as they arrive, then one `ModelResponse`: the events of
         `await open_stream()` folded by a `new_assembler()` per attempt. The stream is
-        read up to its first delta inside the retries (see the module docstring);
+        read up to its first delta inside the retries (see `automata.core.providers`);
         after a delta was handed on, a failure raises a non-retryable `ProviderError`
         (the agent loop reports it as an incomplete response), running past the
         call's deadline or idle limit a `ProviderTimeoutError`. `answer` as in
