@@ -13,7 +13,7 @@ import httpx2
 import pytest
 from anthropic import AsyncAnthropic
 from automata_wire_testing import WireServer, final_response
-from automata_wire_testing.older_clients import PostCall, recording_posts
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
 
 from automata.anthropic import AnthropicProvider
 from automata.anthropic._provider import raw_request_problem
@@ -109,7 +109,7 @@ async def test_a_call_posts_through_the_clients_post_and_reads_the_http_response
     assert provider.posts_raw
     response = await final_response(provider, REQUEST, streamed=stream)
     assert response.message.text == "Snow."
-    assert client.posts == [PostCall("/v1/messages", httpx2.Response, stream)]
+    assert posts_of(client) == [PostCall("/v1/messages", httpx2.Response, stream)]
     await client.close()
 
 

@@ -16,7 +16,7 @@ import httpx2
 import openai
 import pytest
 from automata_wire_testing import WireServer, final_response
-from automata_wire_testing.older_clients import PostCall, recording_posts
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 
@@ -121,5 +121,5 @@ async def test_fast_path_is_deprecated_and_false_still_goes_through_create(
     response = await final_response(provider, REQUEST, streamed=False)
     assert response.message.text == "Snow."
     cast_to = httpx2.Response if fast_path else ChatCompletion  # the SDK's create casts
-    assert client.posts == [PostCall("/chat/completions", cast_to, False)]
+    assert posts_of(client) == [PostCall("/chat/completions", cast_to, False)]
     await client.close()

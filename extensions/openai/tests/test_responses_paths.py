@@ -11,7 +11,7 @@ import httpx2
 import pytest
 from automata_wire_testing import Reply, WireServer, final_response
 from automata_wire_testing import responses as wire
-from automata_wire_testing.older_clients import PostCall, recording_posts
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
 from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, ModelResponse, ProviderError, ToolSpec
@@ -72,7 +72,7 @@ async def test_a_call_posts_through_the_clients_post_and_reads_the_http_response
     provider = OpenAIResponsesProvider("gpt-test", client=client)
     response = await final_response(provider, REQUEST, streamed=stream)
     assert response.message.text == "Snow."
-    assert client.posts == [PostCall("/responses", httpx2.Response, stream)]
+    assert posts_of(client) == [PostCall("/responses", httpx2.Response, stream)]
     await client.close()
 
 

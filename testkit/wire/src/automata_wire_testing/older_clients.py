@@ -10,8 +10,8 @@ go through `create`.
 `recording_posts(AsyncOpenAI)` (or any client class, an older one included) is a
 subclass that keeps what each call of its `post` was asked for (`PostCall`: the path,
 the class the reply is cast to, streaming or not) in its class's `posts`, shared by
-the copies `with_options` makes, and forwards it as it came: how a test sees which
-way a provider's call went out.
+the copies `with_options` makes (`posts_of(client)`), and forwards it as it came:
+how a test sees which way a provider's call went out.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["PostCall", "recording_posts", "without_raw_post"]
+__all__ = ["PostCall", "posts_of", "recording_posts", "without_raw_post"]
 
 C = TypeVar("C")
 
@@ -66,3 +66,9 @@ def recording_posts(client_class: type[C]) -> type[C]:
     )
     recording.__doc__ = f"A `{client_class.__name__}` that records its posts."
     return recording  # type: ignore[no-any-return]
+
+
+def posts_of(client: object) -> list[PostCall]:
+    """The posts a client of a `recording_posts` class (or a copy of it) made."""
+    posts: list[PostCall] = type(client).posts  # type: ignore[attr-defined]
+    return posts
