@@ -13,6 +13,7 @@ import httpx2
 import pytest
 from anthropic import AsyncAnthropic
 from automata_wire_testing import WireServer, final_response
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
 
 from automata.anthropic import AnthropicProvider
 from automata.anthropic._provider import raw_request_problem
@@ -97,15 +98,19 @@ async def test_a_raw_post_sends_what_messages_create_sends(
     assert raw.body["temperature"] == 0.5
 
 
-async def test_a_call_posts_through_the_clients_post_and_hands_on_the_http_response(
-    server: WireServer,
+@pytest.mark.filterwarnings("ignore:AnthropicProvider does not send temperature")
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_a_call_posts_through_the_clients_post_and_reads_the_http_response(
+    server: WireServer, stream: bool
 ) -> None:
     server.enqueue(replies.reply(ANSWER))
-    async with AnthropicProvider("claude-test", api_key="k", base_url=server.base_url) as provider:
-        assert provider.posts_raw
-        raw = await provider.send(provider.request_params(REQUEST))
-        assert isinstance(raw, httpx2.Response)
-        assert provider.parse_response(raw).message.text == "Snow."
+    client = recording_posts(AsyncAnthropic)(api_key="k", base_url=server.base_url)
+    provider = AnthropicProvider("claude-test", client=client)
+    assert provider.posts_raw
+    response = await final_response(provider, REQUEST, streamed=stream)
+    assert response.message.text == "Snow."
+    assert posts_of(client) == [PostCall("/v1/messages", httpx2.Response, stream)]
+    await client.close()
 
 
 @pytest.mark.parametrize("fast_path", [True, False])

@@ -16,6 +16,7 @@ import httpx2
 import openai
 import pytest
 from automata_wire_testing import WireServer, final_response
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 
@@ -104,9 +105,8 @@ async def test_a_client_that_no_longer_takes_the_default_paths_requests_falls_ba
         "OlderOpenAI.post takes no body, options, stream"
     )
     server.enqueue(replies.reply(replies.completion("Snow.")))
-    reply = await provider.send(provider.request_params(REQUEST))
-    assert isinstance(reply, ChatCompletion)
-    assert provider.parse_response(reply).message.text == "Snow."
+    response = await final_response(provider, REQUEST, streamed=False)
+    assert response.message.text == "Snow."
     await client.close()
 
 
@@ -114,12 +114,12 @@ async def test_a_client_that_no_longer_takes_the_default_paths_requests_falls_ba
 async def test_fast_path_is_deprecated_and_false_still_goes_through_create(
     server: WireServer, fast_path: bool
 ) -> None:
+    client = recording_posts(AsyncOpenAI)(api_key="k", base_url=f"{server.base_url}/v1")
     with pytest.warns(DeprecationWarning, match="fast_path is deprecated"):
-        provider = OpenAIProvider(
-            "gpt-test", api_key="k", base_url=f"{server.base_url}/v1", fast_path=fast_path
-        )
+        provider = OpenAIProvider("gpt-test", client=client, fast_path=fast_path)
     server.enqueue(replies.reply(replies.completion("Snow.")))
-    async with provider:
-        reply = await provider.send(provider.request_params(REQUEST))
-        assert isinstance(reply, ChatCompletion) is not fast_path
-        assert provider.parse_response(reply).message.text == "Snow."
+    response = await final_response(provider, REQUEST, streamed=False)
+    assert response.message.text == "Snow."
+    cast_to = httpx2.Response if fast_path else ChatCompletion  # the SDK's create casts
+    assert posts_of(client) == [PostCall("/chat/completions", cast_to, False)]
+    await client.close()

@@ -11,6 +11,8 @@ import httpx2
 import pytest
 from automata_wire_testing import Reply, WireServer, final_response
 from automata_wire_testing import responses as wire
+from automata_wire_testing.older_clients import PostCall, posts_of, recording_posts
+from openai import AsyncOpenAI
 
 from automata.core import Message, ModelRequest, ModelResponse, ProviderError, ToolSpec
 from automata.openai import OpenAIResponsesProvider
@@ -61,16 +63,17 @@ async def outcome(provider: OpenAIResponsesProvider, *, streamed: bool) -> Model
         return f"{type(error).__name__}: {error}"
 
 
-async def test_a_call_posts_through_the_clients_post_and_hands_on_the_http_response(
-    server: WireServer,
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_a_call_posts_through_the_clients_post_and_reads_the_http_response(
+    server: WireServer, stream: bool
 ) -> None:
     server.enqueue(wire.reply(wire.response(wire.message("Snow."))))
-    async with OpenAIResponsesProvider(
-        "gpt-test", api_key="k", base_url=f"{server.base_url}/v1"
-    ) as provider:
-        raw = await provider.send(provider.request_params(REQUEST))
-        assert isinstance(raw, httpx2.Response)
-        assert provider.parse_response(raw).message.text == "Snow."
+    client = recording_posts(AsyncOpenAI)(api_key="k", base_url=f"{server.base_url}/v1")
+    provider = OpenAIResponsesProvider("gpt-test", client=client)
+    response = await final_response(provider, REQUEST, streamed=stream)
+    assert response.message.text == "Snow."
+    assert posts_of(client) == [PostCall("/responses", httpx2.Response, stream)]
+    await client.close()
 
 
 async def test_a_client_that_no_longer_takes_raw_posts_warns_and_goes_through_create(

@@ -38,7 +38,7 @@ PUBLIC_NAMES = """
     SSEStream StopReason StreamAssembler
     TextBlock TextDelta ThinkingBlock ThinkingDelta ToolCallDelta ToolResultBlock ToolSpec
     ToolUseBlock
-    Usage cap_reply_size capability client_event_stream parse_retry_after post_raw
+    Usage cap_reply_size capability client_event_stream final_response parse_retry_after post_raw
     raw_post_problem read_reply reply_data retry
 """
 
@@ -250,3 +250,110 @@ async def test_a_body_that_ends_early_after_a_delta_names_the_end_marker() -> No
     texts, error = await texts_until_error(provider)
     assert texts == ["half"]
     assert (str(error), error.retryable) == ("acme: stream ended before the final dot", False)
+
+
+class ComposedAcme(SDKProvider[AcmeClient]):
+    """A vendor that writes `complete` and `stream` itself, top to bottom (build the
+    body, make the call, read the reply), on the base's helpers: no `send`,
+    `parse_response` or `new_assembler`."""
+
+    provider_name = "acme"
+    client_class = AcmeClient
+    api_key_env = "ACME_API_KEY"
+    stream_end = "the final dot"
+
+    def request_params(self, request: ModelRequest) -> dict[str, Any]:
+        return {"prompt": request.messages[-1].text}
+
+    async def _call(self, params: dict[str, Any]) -> Any:
+        outcome = self.client.outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return AcmeStream(outcome) if isinstance(outcome, list) else outcome
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        params = self.request_params(request)
+        return await self.call_reply(request.options, lambda: self._call(params), _whole)
+
+    def stream(self, request: ModelRequest) -> Any:
+        params = self.request_params(request)
+        return self.stream_reply(request.options, lambda: self._call(params), AcmeAssembler)
+
+    def vendor_error(self, error: Exception) -> ProviderError | None:
+        if isinstance(error, AcmeError):
+            return self.status_error(error.status, "acme_error", str(error))
+        return None
+
+
+def _whole(raw: Any) -> ModelResponse:
+    if raw == "unreadable":
+        raise KeyError("choices")
+    return ModelResponse(Message.assistant([TextBlock(text=raw)]), StopReason.END_TURN)
+
+
+def composed(*outcomes: object, **options: Any) -> ComposedAcme:
+    provider = ComposedAcme("acme-1", api_key="k", sleep=no_sleep, **options)
+    provider.client.outcomes.extend(outcomes)
+    return provider
+
+
+async def test_a_vendor_on_the_helpers_retries_maps_errors_and_streams_without_the_hooks() -> None:
+    provider = composed(AcmeError(529, "busy"), "whole", AcmeError(503, "busy"), ["a", "b", "."])
+    assert (await provider.complete(REQUEST)).message.text == "whole"
+    items = [item async for item in provider.stream(REQUEST)]
+    assert items[:2] == [TextDelta("a"), TextDelta("b")]
+    assert isinstance(items[-1], ModelResponse)
+    assert items[-1].message.text == "ab"
+    assert provider.client.outcomes == []
+
+
+async def test_a_reply_the_helpers_cannot_read_is_a_final_provider_error() -> None:
+    provider = composed("unreadable", "never")
+    with pytest.raises(ProviderError) as caught:
+        await provider.complete(REQUEST)
+    assert (str(caught.value), caught.value.retryable) == ("acme: KeyError: 'choices'", False)
+    assert provider.client.outcomes == ["never"]
+
+
+async def test_an_answer_stands_for_the_error_it_reads_before_any_delta() -> None:
+    provider = composed(AcmeError(400, "bad call"), AcmeError(400, "bad call"))
+    answer = ModelResponse(Message.assistant([TextBlock(text="fixed")]), StopReason.END_TURN)
+
+    def answer_for(error: Exception) -> ModelResponse | None:
+        return answer if isinstance(error, AcmeError) else None
+
+    async def call() -> Any:
+        return await provider._call({})
+
+    whole = await provider.call_reply(REQUEST.options, call, _whole, answer=answer_for)
+    streamed = [
+        item
+        async for item in provider.stream_reply(
+            REQUEST.options, call, AcmeAssembler, answer=answer_for
+        )
+    ]
+    assert (whole, streamed) == (answer, [answer])
+
+
+def test_a_vendor_that_writes_neither_the_calls_nor_their_hooks_is_refused() -> None:
+    class Half(SDKProvider[AcmeClient]):
+        provider_name = "acme"
+        client_class = AcmeClient
+        api_key_env = "ACME_API_KEY"
+        stream_end = "the final dot"
+
+        def request_params(self, request: ModelRequest) -> dict[str, Any]:
+            return {}
+
+        async def complete(self, request: ModelRequest) -> ModelResponse:
+            raise NotImplementedError
+
+        def vendor_error(self, error: Exception) -> ProviderError | None:
+            return None
+
+    with pytest.raises(TypeError) as caught:
+        Half("acme-1", api_key="k")
+    assert str(caught.value) == (
+        "Can't instantiate Half without send, new_assembler: the base's complete and "
+        "stream call them (or write complete and stream on the base's helpers)"
+    )

@@ -6,13 +6,22 @@ reader): how tests and benchmarks reach that path.
 whose `post` no longer takes the body as JSON data, `body`, as an SDK that changed it
 would: `raw_post_problem` names what is missing, and the provider warns that its calls
 go through `create`.
+
+`recording_posts(AsyncOpenAI)` (or any client class, an older one included) is a
+subclass that keeps what each call of its `post` was asked for (`PostCall`: the path,
+the class the reply is cast to, streaming or not) in its class's `posts`, shared by
+the copies `with_options` makes (`posts_of(client)`), and forwards it as it came:
+how a test sees which way a provider's call went out.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["without_raw_post"]
+__all__ = ["PostCall", "posts_of", "recording_posts", "without_raw_post"]
 
 C = TypeVar("C")
 
@@ -28,3 +37,38 @@ def without_raw_post(client_class: type[C]) -> type[C]:
     older.post = post
     older.__doc__ = f"A `{client_class.__name__}` whose `post` takes no raw body."
     return older  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class PostCall:
+    """One call of a client's `post`: where to, what the reply is cast to, streamed."""
+
+    path: str
+    cast_to: Any
+    stream: bool
+
+
+def recording_posts(client_class: type[C]) -> type[C]:
+    """A new subclass of `client_class` that appends a `PostCall` to its `posts` list
+    (one per subclass, so one per call of this) for each call of `post` by any of its
+    instances, then makes it through `client_class.post` (whose signature it keeps, so
+    `raw_post_problem` reads the class's own)."""
+    parent_post = client_class.post  # type: ignore[attr-defined]
+
+    @functools.wraps(parent_post)
+    async def post(self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+        recording.posts.append(PostCall(path, kwargs.get("cast_to"), bool(kwargs.get("stream"))))
+        return await parent_post(self, path, *args, **kwargs)
+
+    post.__signature__ = inspect.signature(parent_post)  # type: ignore[attr-defined]
+    recording: Any = type(
+        f"Recording{client_class.__name__}", (client_class,), {"post": post, "posts": []}
+    )
+    recording.__doc__ = f"A `{client_class.__name__}` that records its posts."
+    return recording  # type: ignore[no-any-return]
+
+
+def posts_of(client: object) -> list[PostCall]:
+    """The posts a client of a `recording_posts` class (or a copy of it) made."""
+    posts: list[PostCall] = type(client).posts  # type: ignore[attr-defined]
+    return posts

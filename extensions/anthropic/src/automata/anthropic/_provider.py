@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any, Final, Literal, TypeAlias, Unpack, cast
 
 import httpx2
@@ -27,11 +29,10 @@ from automata.core.providers import (
     ModelRequest,
     ModelResponse,
     ProviderError,
+    ProviderStreamItem,
     SDKOptions,
     SDKProvider,
-    StreamAssembler,
-    client_event_stream,
-    post_raw,
+    final_response,
     raw_post_problem,
     reply_data,
 )
@@ -106,6 +107,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
     http_client_class = DefaultAsyncHttpxClient
     api_key_env = "ANTHROPIC_API_KEY"
     stream_end = "message_stop"
+    raw_response_class = httpx2.Response
+    sse_decoder_class = SSEDecoder
     supports_native_output = True
     """Structured output maps onto `output_config.format` (a JSON schema)."""
 
@@ -168,7 +171,47 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
         `ProviderError`."""
         return await _catalog.get_model(self, model_id)
 
-    # ---------------------------------------------------------- SDKProvider hooks
+    # ------------------------------------------------------------------- calls
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One whole reply: the body built from `request`, posted as `messages.create`
+        posts it, its JSON read into blocks (beyond about 21k output tokens, which
+        the SDK refuses to take whole, the last item of `stream(request)`)."""
+        params = self.call_params(request)
+        if params["max_tokens"] > _NON_STREAMING_MAX_TOKENS:
+            return await final_response(self.stream(request))
+        if not self.posts_raw:
+            create = partial(self.client.messages.create, **params)
+            return await self.call_reply(request.options, create, _read_model)
+        options: dict[str, Any] = {}
+        if self.client.timeout == DEFAULT_TIMEOUT:
+            options["timeout"] = DEFAULT_TIMEOUT  # as `messages.create` sets it
+        body = _with_extra_json(params, options) if "extra_body" in params else params
+        return await self.post_reply(
+            request.options, _PATH, body, _read_reply, post_options=options
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`: the body built from
+        `request` (when this is called) and posted for streaming (when the stream is
+        first read), its events read in the client's own framing."""
+        params = self.call_params(request)
+        params["stream"] = True  # `stream_params`, inline: a new dict of our own
+        if not self.posts_raw:
+            create: Any = partial(self.client.messages.create, **params)
+            return self.stream_reply(request.options, create, ModelEventsAccumulator)
+        options: dict[str, Any] = {}
+        body = _with_extra_json(params, options) if "extra_body" in params else params
+        return self.post_stream(
+            request.options,
+            _PATH,
+            body,
+            partial(stream_decoder, self.client),
+            StreamAccumulator,
+            post_options=options,
+        )
+
+    # ------------------------------------------------------------ what it shares
 
     def has_credentials(self, api_key: str | None) -> bool:
         """A key, or the bearer token the SDK also reads (`ANTHROPIC_AUTH_TOKEN`)."""
@@ -198,58 +241,24 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic]):
             )
         return build_params(request, self._settings)
 
-    def completes_by_streaming(self, params: dict[str, Any]) -> bool:
-        """Beyond about 21k output tokens the SDK refuses a non-streaming call."""
-        max_tokens: int = params["max_tokens"]
-        return max_tokens > _NON_STREAMING_MAX_TOKENS
-
-    async def send(self, params: dict[str, Any]) -> Any:
-        """The HTTP response of posting `params` through the client's `post` as
-        `messages.create` posts them (the body as JSON data, `extra_body` as its extra
-        JSON), so every client class (Bedrock's, Vertex's, ...) prepares the request
-        its own way; a stream of its events' JSON, read in the client's own framing,
-        when `params` stream. For a client without that `post`, the reply of
-        `messages.create`."""
-        if not self.posts_raw:
-            return await self.client.messages.create(**params)
-        stream = bool(params.get("stream"))
-        options: dict[str, Any] = {}
-        if not stream and self.client.timeout == DEFAULT_TIMEOUT:
-            options["timeout"] = DEFAULT_TIMEOUT
-        body = params
-        if "extra_body" in params:
-            body = dict(params)
-            options["extra_json"] = body.pop("extra_body")
-        response = await post_raw(
-            self.client,
-            _PATH,
-            body,
-            response_class=httpx2.Response,
-            stream=stream,
-            options=options,
-        )
-        if stream:
-            return client_event_stream(
-                self.client,
-                response,
-                stream_decoder(self.client, response),
-                sse_decoder=SSEDecoder,
-                provider=PROVIDER,
-            )
-        return response
-
-    def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The reply's JSON (the SDK's model dumped to it, on `messages.create`), as
-        blocks."""
-        if not self.posts_raw:
-            return response_from(json_of(raw))
-        content_type = raw.headers.get("content-type", "").split(";")[0].strip()
-        return response_from(reply_data(raw), content_type)
-
-    def new_assembler(self) -> StreamAssembler:
-        """An assembler for the stream `send` returns (events' JSON, or the SDK's
-        event models dumped to it)."""
-        return StreamAccumulator() if self.posts_raw else ModelEventsAccumulator()
-
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)
+
+
+def _with_extra_json(params: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The body `params` (which carry `extra_body`) post as: `extra_body` moved into
+    `options` as the SDK's extra JSON, as `messages.create` sends it."""
+    body = dict(params)
+    options["extra_json"] = body.pop("extra_body")
+    return body
+
+
+def _read_reply(response: httpx2.Response) -> ModelResponse:
+    """A whole reply's JSON as blocks (its content type named when it is no message)."""
+    content_type = response.headers.get("content-type", "").split(";")[0].strip()
+    return response_from(reply_data(response), content_type)
+
+
+def _read_model(message: Any) -> ModelResponse:
+    """The SDK's `Message` (from `messages.create`), dumped to its JSON, as blocks."""
+    return response_from(json_of(message))

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Unpack
 
+import httpx2
+
 from automata.core.providers import (
     Embeddings,
     ModelInfo,
@@ -27,6 +29,7 @@ from automata.core.providers import (
     Usage,
 )
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+from openai._streaming import SSEDecoder
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -136,6 +139,8 @@ class OpenAIServices(SDKProvider[AsyncOpenAI]):
     http_client_class = DefaultAsyncHttpxClient
     """The client it builds reads replies through the SDK's default HTTP client with
     their decoded size capped (`max_reply_bytes`; see `automata.core.providers`)."""
+    raw_response_class = httpx2.Response
+    sse_decoder_class = SSEDecoder
 
     def __init__(
         self,

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any, Final, Literal, Unpack
 
 from automata.core.providers import (
     ModelRequest,
     ModelResponse,
     ProviderError,
+    ProviderStreamItem,
     SDKOptions,
-    StreamAssembler,
     raw_post_problem,
     reply_data,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import reported_in_stream, vendor_error
-from automata.openai._posting import post_params
+from automata.openai._posting import POST_OPTIONS
 from automata.openai._reply import PROVIDER, json_of, response_from
-from automata.openai._reply_stream import ModelChunksAssembler, StreamAccumulator
+from automata.openai._reply_stream import ModelChunksAssembler, StreamAccumulator, stream_decoder
 from automata.openai._tool_use_failed import answer_for_tool_use_failed
 from automata.openai._wire import WireSettings, build_params
 from openai import AsyncOpenAI
@@ -122,12 +124,51 @@ class OpenAIProvider(OpenAIServices):
             stream_usage=stream_usage,
         )
 
-    # ---------------------------------------------------------- SDKProvider hooks
+    # ------------------------------------------------------------------- calls
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One whole reply: the body built from `request`, posted as
+        `chat.completions.create` posts it, its JSON read into blocks. A
+        `tool_use_failed` refusal (Groq) is the malformed call it stands for, which
+        the loop asks the model to correct (see `_tool_use_failed.py`)."""
+        params = self.call_params(request)
+        answer = partial(answer_for_tool_use_failed, request=request)
+        if not self._posts_raw:
+            create = partial(self.client.chat.completions.create, **params)
+            return await self.call_reply(request.options, create, _read_model, answer=answer)
+        return await self.post_reply(
+            request.options, _PATH, params, _read_reply, post_options=POST_OPTIONS, answer=answer
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`: the body built from
+        `request` (when this is called) and posted for streaming (when the stream is
+        first read), its chunks read in the client's own framing."""
+        params = self.stream_params(self.call_params(request))
+        answer = partial(answer_for_tool_use_failed, request=request)
+        if not self._posts_raw:
+            create: Any = partial(self.client.chat.completions.create, **params)
+            return self.stream_reply(request.options, create, ModelChunksAssembler, answer=answer)
+        return self.post_stream(
+            request.options,
+            _PATH,
+            params,
+            stream_decoder,
+            StreamAccumulator,
+            post_options=POST_OPTIONS,
+            answer=answer,
+        )
+
+    # ------------------------------------------------------------ what it shares
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `chat.completions.create` arguments this provider sends for `request`,
         to see how blocks and options map. Nested values (schemas, tool inputs) are the
         request's own objects: read them, do not change them."""
+        return build_params(request, self._settings)
+
+    def call_params(self, request: ModelRequest) -> dict[str, Any]:
+        """The params a call sends: `request_params` (every option maps onto the wire)."""
         return build_params(request, self._settings)
 
     def stream_params(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -137,27 +178,6 @@ class OpenAIProvider(OpenAIServices):
             streamed["stream_options"] = {"include_usage": True}
         return streamed
 
-    async def send(self, params: dict[str, Any]) -> Any:
-        """The HTTP response of posting `params` through the client's `post` as
-        `chat.completions.create` posts them (the body as JSON data), so every client
-        class (Azure's deployment path and Entra tokens, Bedrock's, ...) prepares the
-        request its own way; a stream of its events' JSON, read in the client's own
-        framing, when `params` stream. For a client without that `post`, the reply of
-        `chat.completions.create`."""
-        if not self._posts_raw:
-            return await self.client.chat.completions.create(**params)
-        return await post_params(self.client, _PATH, params)
-
-    def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The reply's JSON (the SDK's model dumped to it, on `chat.completions.create`),
-        as blocks."""
-        return response_from(reply_data(raw) if self._posts_raw else json_of(raw))
-
-    def new_assembler(self) -> StreamAssembler:
-        """An assembler for the stream `send` returns (chunks' JSON, or the SDK's
-        chunk models dumped to it)."""
-        return StreamAccumulator() if self._posts_raw else ModelChunksAssembler()
-
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)
 
@@ -166,7 +186,13 @@ class OpenAIProvider(OpenAIServices):
         dropped as the tail of a whole reply."""
         return reported_in_stream(error)
 
-    def answer_for_error(self, error: Exception, request: ModelRequest) -> ModelResponse | None:
-        """A `tool_use_failed` refusal (Groq) as the malformed call it stands for, which
-        the loop asks the model to correct (see `_tool_use_failed.py`)."""
-        return answer_for_tool_use_failed(error, request)
+
+def _read_reply(response: Any) -> ModelResponse:
+    """A whole reply's JSON as blocks."""
+    return response_from(reply_data(response))
+
+
+def _read_model(completion: Any) -> ModelResponse:
+    """The SDK's `ChatCompletion` (from `chat.completions.create`), dumped to its JSON,
+    as blocks."""
+    return response_from(json_of(completion))

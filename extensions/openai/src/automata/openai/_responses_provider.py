@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any, Final, Literal, Unpack
 
 from automata.core.providers import (
     ModelRequest,
     ModelResponse,
     ProviderError,
+    ProviderStreamItem,
     SDKOptions,
     raw_post_problem,
     reply_data,
 )
 from automata.openai._catalog import DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUTS, OpenAIServices
 from automata.openai._errors import _STATUS_OF_STREAM_ERROR, vendor_error
-from automata.openai._posting import post_params
+from automata.openai._posting import POST_OPTIONS
 from automata.openai._provider import ReasoningEffort
 from automata.openai._reply import PROVIDER
+from automata.openai._reply_stream import stream_decoder
 from automata.openai._responses_reply import (
     ModelEventsAssembler,
     ResponsesAssembler,
@@ -123,7 +127,38 @@ class OpenAIResponsesProvider(OpenAIServices):
             )
         self._posts_raw = problem is None
 
-    # ---------------------------------------------------------- SDKProvider hooks
+    # ------------------------------------------------------------------- calls
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One whole reply: the body built from `request`, posted as
+        `responses.create` posts it, its JSON read into blocks."""
+        params = self.call_params(request)
+        if not self._posts_raw:
+            create = partial(self.client.responses.create, **params)
+            return await self.call_reply(request.options, create, _read_model)
+        return await self.post_reply(
+            request.options, _PATH, params, _read_reply, post_options=POST_OPTIONS
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`: the body built from
+        `request` (when this is called) and posted for streaming (when the stream is
+        first read), its events read in the client's own framing."""
+        params = self.stream_params(self.call_params(request))
+        if not self._posts_raw:
+            create: Any = partial(self.client.responses.create, **params)
+            assembler = partial(ModelEventsAssembler, self._stream_failure)
+            return self.stream_reply(request.options, create, assembler)
+        return self.post_stream(
+            request.options,
+            _PATH,
+            params,
+            stream_decoder,
+            partial(ResponsesAssembler, self._stream_failure),
+            post_options=POST_OPTIONS,
+        )
+
+    # ------------------------------------------------------------ what it shares
 
     def request_params(self, request: ModelRequest) -> dict[str, Any]:
         """The `responses.create` arguments this provider sends for `request`, to see
@@ -142,29 +177,7 @@ class OpenAIResponsesProvider(OpenAIServices):
                 UserWarning,
                 stacklevel=3,
             )
-        return self.request_params(request)
-
-    async def send(self, params: dict[str, Any]) -> Any:
-        """The HTTP response of posting `params` through the client's `post` as
-        `responses.create` posts them (the body as JSON data), so every client class
-        prepares the request its own way; a stream of its events' JSON, read in the
-        client's own framing, when `params` stream. For a client without that `post`,
-        the reply of `responses.create`."""
-        if not self._posts_raw:
-            return await self.client.responses.create(**params)
-        return await post_params(self.client, _PATH, params)
-
-    def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The reply's JSON (the SDK's model dumped to it, on `responses.create`), as
-        blocks."""
-        return response_from(reply_data(raw) if self._posts_raw else json_of(raw))
-
-    def new_assembler(self) -> ResponsesAssembler:
-        """An assembler for the stream `send` returns (events' JSON, or the SDK's
-        event models dumped to it)."""
-        if self._posts_raw:
-            return ResponsesAssembler(self._stream_failure)
-        return ModelEventsAssembler(self._stream_failure)
+        return build_params(request, self._settings)
 
     def _stream_failure(self, code: str, message: str) -> ProviderError:
         """An `error` event or `response.failed`: its code gives a status when known."""
@@ -172,3 +185,13 @@ class OpenAIResponsesProvider(OpenAIServices):
 
     def vendor_error(self, error: Exception) -> ProviderError | None:
         return vendor_error(self, error)
+
+
+def _read_reply(response: Any) -> ModelResponse:
+    """A whole reply's JSON as blocks."""
+    return response_from(reply_data(response))
+
+
+def _read_model(response: Any) -> ModelResponse:
+    """The SDK's `Response` (from `responses.create`), dumped to its JSON, as blocks."""
+    return response_from(json_of(response))

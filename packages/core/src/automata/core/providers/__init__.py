@@ -41,20 +41,34 @@ and every type a provider reads or returns.
 
 ## Writing a provider
 
-A new vendor implements, on a subclass of `SDKProvider[ItsClient]`:
+A new vendor writes, on a subclass of `SDKProvider[ItsClient]`:
 
 - class attributes `provider_name` (e.g. `"acme"`), `client_class` (the SDK's async
   client), `api_key_env` (e.g. `"ACME_API_KEY"`), `stream_end` (how its stream says it
   is complete, for error messages, e.g. `"message_stop"`) and, when it has a
   JSON-schema mode, `supports_native_output = True`;
 - `request_params`: a `ModelRequest` as the keyword arguments of the SDK call;
-- `send`: the SDK call itself (a reply object, or a stream when the params ask for one);
-- `parse_response`: the SDK's reply object as a `ModelResponse` (a plain function
-  serves: `parse_response = staticmethod(response_from)`);
-- `new_assembler`: a fresh `StreamAssembler` that folds stream events into deltas
-  and one `ModelResponse` (the assembler's class serves: `new_assembler = Assembler`);
 - `vendor_error`: the SDK's exceptions as `ProviderError`s, usually through
-  `status_error` and `connection_error`.
+  `status_error` and `connection_error`;
+- and how a call is made, one of two ways:
+  - the hooks the base's own `complete` and `stream` call: `send` (the SDK call
+    itself: a reply object, or a stream when the params ask for one),
+    `parse_response` (the SDK's reply object as a `ModelResponse`; a plain function
+    serves: `parse_response = staticmethod(response_from)`) and `new_assembler` (a
+    fresh `StreamAssembler` that folds stream events into deltas and one
+    `ModelResponse`; the assembler's class serves: `new_assembler = Assembler`);
+  - or `complete` and `stream` themselves, top to bottom (build the body, make the
+    call, read the reply), on the base's helpers, which keep every rule above:
+    `call_reply(options, send, read)` (one whole reply) and
+    `stream_reply(options, open_stream, new_assembler)` (deltas, then the reply), and
+    for a body posted through a Stainless-built client's `post`, `post_reply` and
+    `post_stream` (with `raw_response_class` and `sse_decoder_class` set); each takes
+    an `answer` for a vendor error that stands for a reply (see `answer_for_error`).
+    `final_response(stream)` is the reply a `complete` that must stream reads. The
+    Anthropic and OpenAI providers are written this way.
+
+A subclass that writes neither `complete` nor its hooks (or neither `stream` nor its
+hooks) is refused at construction with a `TypeError` naming what is missing.
 
 Optional capabilities: a vendor whose API lists models or makes embeddings implements
 `ModelCatalog` / `Embedder` (`automata.core.providers` exports both and their values)
@@ -62,29 +76,29 @@ with `vendor_call` and `vendor_pages`, so those calls keep the same error mappin
 deadlines and retries as `complete`.
 
 Optional hooks: `new_client` and `adopt_client` (default: through `client_class` and
-`client.with_options`, with the SDK's retries off), `stream_params` (default: adds
+`client.with_options`, with the SDK's retries off), `has_credentials` (default:
+`api_key` or the `api_key_env` variable is set), `reported_in_stream` (default: none;
+an error event the server sends after the end marker, raised rather than ignored),
+and for the base's own `complete` and `stream`: `stream_params` (default: adds
 `stream=True`), `call_params` (default: `request_params`; override to warn about
-options the vendor does not take), `completes_by_streaming` (default: never),
-`has_credentials` (default: `api_key` or the `api_key_env` variable is set),
-`reported_in_stream` (default: none; an error event the server sends after the end
-marker, raised rather than ignored) and `answer_for_error` (default: none; a vendor
-error that is in fact the model's own malformed turn, such as Groq's
-`tool_use_failed`, as the reply the loop corrects).
+options the vendor does not take), `completes_by_streaming` (default: never) and
+`answer_for_error` (default: none; a vendor error that is in fact the model's own
+malformed turn, such as Groq's `tool_use_failed`, as the reply the loop corrects).
 
 ## Skipping the SDK's models (the fast path)
 
 An SDK's parameter transformation and response models cost more client CPU than the
 rest of a call. A provider on a Stainless-generated SDK (Anthropic's, OpenAI's) can
 keep the SDK's client (auth, base URL, headers, timeouts, error types) and skip them:
-`send` posts `params` with `post_raw` (the SDK's documented
+`post_reply` / `post_stream` post the body with `post_raw` (the SDK's documented
 `client.post(path, cast_to=httpx.Response, body=...)`, so each client class, Azure's,
 Bedrock's or Vertex's included, prepares, rewrites and signs the request as its own
-`create` does), `parse_response` reads the reply's JSON with `read_reply` (a reply of
-the wrong shape is read again through the SDK's models, so it fails exactly as on the
+`create` does), the provider reads the reply's JSON (`reply_data`; `read_reply` reads a
+reply of the wrong shape again through the SDK's models, so it fails exactly as on the
 SDK's path), and a stream is `client_event_stream(client, response, decode, ...)`: an
 `SSEStream` over the response, or the client's own decoder when its class frames
 streams otherwise (Bedrock's AWS event stream), whose `decode` turns each event into
-what the assembler reads.
+what the assembler reads. A `send` hook can do the same with these pieces.
 `raw_post_problem(client)` says whether the client's `post` still takes what
 `post_raw` passes; when it does not, the provider keeps the SDK's own calls.
 
@@ -151,7 +165,7 @@ from automata.core.providers._sdk_protocols import (
     SDKStream,
     StreamAssembler,
 )
-from automata.core.providers._sdk_provider import SDKProvider
+from automata.core.providers._sdk_provider import SDKProvider, final_response
 from automata.core.providers._sse import DEFAULT_MAX_EVENT_BYTES, SKIP, RawStreamResponse, SSEStream
 
 __all__ = [
@@ -208,6 +222,7 @@ __all__ = [
     "cap_reply_size",
     "capability",
     "client_event_stream",
+    "final_response",
     "parse_retry_after",
     "post_raw",
     "raw_post_problem",

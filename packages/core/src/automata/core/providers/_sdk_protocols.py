@@ -13,7 +13,9 @@ __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_RETRY_STATUSES",
     "DEFAULT_STREAM_IDLE_TIMEOUT",
+    "Answer",
     "Delta",
+    "EventDecode",
     "SDKClient",
     "SDKOptions",
     "SDKPage",
@@ -35,6 +37,13 @@ model stays silent while it thinks, half the SDK's 600 s read timeout."""
 
 Delta = TextDelta | ThinkingDelta | ToolCallDelta
 """What a stream hands on before its final `ModelResponse`."""
+
+Answer = Callable[[Exception], ModelResponse | None]
+"""The reply one of the SDK's errors stands for, or None when it is an error (see
+`SDKProvider.answer_for_error`)."""
+
+EventDecode = Callable[[str | None, str], Any]
+"""One stream event (its name and data) as what an assembler reads, or `SKIP`."""
 
 
 class SDKOptions(TypedDict, total=False):

@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import os
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from functools import partial
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from automata.core._errors import MissingAPIKeyError, ProviderError, ProviderTimeoutError
 from automata.core._options import CallOptions
 from automata.core._provider import ModelRequest, ModelResponse, ProviderStreamItem
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
+from automata.core.providers._client_streams import client_event_stream
 from automata.core.providers._deadline import Expired, Watch
+from automata.core.providers._raw import post_raw
 from automata.core.providers._reply_cap import (
     DEFAULT_MAX_REPLY_BYTES,
     cap_reply_size,
@@ -24,38 +26,27 @@ from automata.core.providers._sdk_protocols import (
     DEFAULT_CALL_TIMEOUT,
     DEFAULT_RETRY_STATUSES,
     DEFAULT_STREAM_IDLE_TIMEOUT,
-    Delta,
+    Answer,
+    EventDecode,
     SDKClient,
     SDKPage,
     SDKStream,
     StreamAssembler,
 )
-from automata.core.providers._sse import SKIP
+from automata.core.providers._stream_reading import read_stream
 
-__all__ = ["SDKProvider"]
+__all__ = ["SDKProvider", "final_response"]
 
 ClientT = TypeVar("ClientT", bound=SDKClient)
 T = TypeVar("T")
+R = TypeVar("R")
 
-
-class _Answered(Exception):
-    """Raised inside a stream's first attempt when `answer_for_error` turned the
-    vendor's error into a reply (never retried: it is an answer)."""
-
-    def __init__(self, response: ModelResponse) -> None:
-        super().__init__("answered")
-        self.response = response
-
-
-@dataclass(slots=True)
-class _Opened:
-    """A stream read up to its first deltas (or its end); nothing handed on yet."""
-
-    stream: SDKStream
-    assembler: StreamAssembler
-    first: Sequence[Delta]
-    ended: bool
-    watch: Watch
+_TEMPLATE_HOOKS: dict[str, tuple[str, ...]] = {
+    "complete": ("send", "parse_response"),
+    "stream": ("send", "new_assembler"),
+}
+"""The hooks the base's own `complete` and `stream` call (a vendor that writes its own
+needs none of them)."""
 
 
 class SDKProvider(ABC, Generic[ClientT]):
@@ -94,6 +85,14 @@ class SDKProvider(ABC, Generic[ClientT]):
     http_client_class: ClassVar[type[Any] | None] = None
     """The SDK's default `httpx2.AsyncClient` (`DefaultAsyncHttpxClient`): when set,
     `new_client` gives the client one with `cap_reply_size(max_reply_bytes)`."""
+    raw_response_class: ClassVar[type[Any]]
+    """The HTTP response class the SDK's `post` hands back as it is (its `cast_to`,
+    `httpx2.Response` for the Stainless-built SDKs): what `post_reply` and
+    `post_stream` post with (set it to use them)."""
+    sse_decoder_class: ClassVar[type[Any]]
+    """The SDK's plain server-sent-events decoder: `post_stream` reads a body with
+    `SSEStream` when the client's decoder is of this class, else with the client's
+    own (see `client_event_stream`; set it to use `post_stream`)."""
 
     def __init__(
         self,
@@ -110,6 +109,13 @@ class SDKProvider(ABC, Generic[ClientT]):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         max_reply_bytes: int | None = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
+        missing = _missing_hooks(type(self))
+        if missing:
+            raise TypeError(
+                f"Can't instantiate {type(self).__name__} without {', '.join(missing)}: "
+                "the base's complete and stream call them (or write complete and stream "
+                "on the base's helpers)"
+            )
         if max_reply_bytes is not None and max_reply_bytes < 1:
             raise ValueError(f"max_reply_bytes must be positive or None, got {max_reply_bytes}")
         self.max_reply_bytes = max_reply_bytes
@@ -152,18 +158,20 @@ class SDKProvider(ABC, Generic[ClientT]):
         """The keyword arguments of the SDK call for `request`, without streaming
         flags. Never changes `request`; nested values may be shared with it."""
 
-    @abstractmethod
     async def send(self, params: dict[str, Any]) -> Any:
         """Make the SDK call with `params`: a reply object, or an `SDKStream` when
-        `params` came from `stream_params`. Raises the SDK's own errors."""
+        `params` came from `stream_params`. Raises the SDK's own errors. Called by the
+        base's `complete` and `stream` (a subclass that writes both needs none)."""
+        raise NotImplementedError
 
-    @abstractmethod
     def parse_response(self, raw: Any, /) -> ModelResponse:
-        """The `ModelResponse` for the reply object of a non-streaming call."""
+        """The `ModelResponse` for the reply object of a non-streaming call. Called by
+        the base's `complete`."""
+        raise NotImplementedError
 
-    @abstractmethod
     def new_assembler(self) -> StreamAssembler:
-        """A fresh assembler for one streamed reply."""
+        """A fresh assembler for one streamed reply. Called by the base's `stream`."""
+        raise NotImplementedError
 
     @abstractmethod
     def vendor_error(self, error: Exception) -> ProviderError | None:
@@ -348,24 +356,169 @@ class SDKProvider(ABC, Generic[ClientT]):
             retryable=True,
         )
 
+    def _ended_early(self, *, retryable: bool) -> ProviderError:
+        return ProviderError(
+            f"{self.provider_name}: stream ended before {self.stream_end}",
+            provider=self.provider_name,
+            retryable=retryable,
+        )
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """One whole reply. Retryable failures are retried per `retry_policy`; each
-        attempt ends within the call's deadline."""
+        """One whole reply: `parse_response(await send(call_params(request)))` through
+        `call_reply` (or the last item of `stream(request)` when
+        `completes_by_streaming`). A vendor may write its own `complete` on the
+        helpers instead (then it needs no `send` or `parse_response`)."""
         params = self.call_params(request)
         if self.completes_by_streaming(params):
-            return await self._complete_by_streaming(request)
+            return await final_response(self.stream(request))
+        answer_for_error = self.answer_for_error
+        return await self.call_reply(
+            request.options,
+            partial(self.send, params),
+            self.parse_response,
+            answer=lambda error: answer_for_error(error, request),
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`: `send(stream_params(...))`
+        folded by `new_assembler()` through `stream_reply`. The params are built when
+        this is called, the request sent when the stream is first read. A vendor may
+        write its own `stream` on the helpers instead (then it needs no `send` or
+        `new_assembler`)."""
+        params = self.stream_params(self.call_params(request))
+        answer_for_error = self.answer_for_error
+        return self.stream_reply(
+            request.options,
+            partial(self.send, params),
+            self.new_assembler,
+            answer=lambda error: answer_for_error(error, request),
+        )
+
+    # ------------------------------------------------- the helpers a call is made of
+
+    async def call_reply(
+        self,
+        options: CallOptions,
+        send: Callable[[], Awaitable[R]],
+        read: Callable[[R], ModelResponse],
+        *,
+        answer: Answer | None = None,
+    ) -> ModelResponse:
+        """One whole reply: `read(await send())`, each attempt within the call's
+        deadline (`options`, else the provider's), every failure a `ProviderError`
+        through `map_error`, retryable ones repeated per `retry_policy`. `answer`
+        turns one of the SDK's errors into the reply it stands for (see
+        `answer_for_error`), or gives None: the error is raised."""
 
         async def once() -> ModelResponse:
             try:
-                raw = await self.send(params)
+                raw = await send()
             except Exception as error:
-                answer = self.answer_for_error(error, request)
-                if answer is None:
+                answered = None if answer is None else answer(error)
+                if answered is None:
                     raise
-                return answer
-            return self.parse_response(raw)
+                return answered
+            return read(raw)
 
-        return await self._attempts(once, request.options)
+        return await self._attempts(once, options)
+
+    async def post_reply(
+        self,
+        options: CallOptions,
+        path: str,
+        body: Mapping[str, Any],
+        read: Callable[[Any], ModelResponse],
+        *,
+        post_options: Mapping[str, Any] | None = None,
+        answer: Answer | None = None,
+    ) -> ModelResponse:
+        """`call_reply` for `body` posted to `path` through the client's `post`
+        (`post_raw`, with `raw_response_class` and the SDK's request `post_options`):
+        `read` gets the HTTP response, its body read whole."""
+        client, response_class = self.client, self.raw_response_class
+
+        async def once() -> ModelResponse:  # `call_reply`'s, inline: one call less
+            try:
+                raw = await post_raw(
+                    client,
+                    path,
+                    body,
+                    response_class=response_class,
+                    stream=False,
+                    options=post_options,
+                )
+            except Exception as error:
+                answered = None if answer is None else answer(error)
+                if answered is None:
+                    raise
+                return answered
+            return read(raw)
+
+        return await self._attempts(once, options)
+
+    def stream_reply(
+        self,
+        options: CallOptions,
+        open_stream: Callable[[], Awaitable[SDKStream]],
+        new_assembler: Callable[[], StreamAssembler],
+        *,
+        answer: Answer | None = None,
+    ) -> AsyncIterator[ProviderStreamItem]:
+        """Deltas as they arrive, then one `ModelResponse`: the events of
+        `await open_stream()` folded by a `new_assembler()` per attempt. The stream is
+        read up to its first delta inside the retries (see `automata.core.providers`);
+        after a delta was handed on, a failure raises a non-retryable `ProviderError`
+        (the agent loop reports it as an incomplete response), running past the
+        call's deadline or idle limit a `ProviderTimeoutError`. `answer` as in
+        `call_reply`, before the first delta."""
+        return read_stream(self, options, open_stream, new_assembler, answer)
+
+    def post_stream(
+        self,
+        options: CallOptions,
+        path: str,
+        body: Mapping[str, Any],
+        decode: Callable[[Any], EventDecode],
+        new_assembler: Callable[[], StreamAssembler],
+        *,
+        post_options: Mapping[str, Any] | None = None,
+        answer: Answer | None = None,
+    ) -> AsyncIterator[ProviderStreamItem]:
+        """`stream_reply` for `body` posted to `path` through the client's `post`
+        (opened for streaming), its events read in the client's own framing
+        (`client_event_stream` with `sse_decoder_class`): `decode(response)` gives
+        what turns each event into what the assembler reads."""
+        return read_stream(
+            self,
+            options,
+            partial(self._open_posted, path, body, decode, post_options),
+            new_assembler,
+            answer,
+        )
+
+    async def _open_posted(
+        self,
+        path: str,
+        body: Mapping[str, Any],
+        decode: Callable[[Any], EventDecode],
+        post_options: Mapping[str, Any] | None,
+    ) -> SDKStream:
+        client = self.client
+        response: Any = await post_raw(
+            client,
+            path,
+            body,
+            response_class=self.raw_response_class,
+            stream=True,
+            options=post_options,
+        )
+        return client_event_stream(
+            client,
+            response,
+            decode(response),
+            sse_decoder=self.sse_decoder_class,
+            provider=self.provider_name,
+        )
 
     async def _attempts(self, call: Callable[[], Awaitable[T]], options: CallOptions) -> T:
         async def attempt() -> T:
@@ -397,127 +550,28 @@ class SDKProvider(ABC, Generic[ClientT]):
             items.extend(page.data or ())
         return items
 
-    async def _complete_by_streaming(self, request: ModelRequest) -> ModelResponse:
-        final: ModelResponse | None = None
-        async for item in self.stream(request):
-            if isinstance(item, ModelResponse):
-                final = item
-        if final is None:  # pragma: no cover - stream() always ends with a response
-            raise self._ended_early(retryable=False)
-        return final
 
-    def _ended_early(self, *, retryable: bool) -> ProviderError:
-        return ProviderError(
-            f"{self.provider_name}: stream ended before {self.stream_end}",
-            provider=self.provider_name,
-            retryable=retryable,
-        )
+async def final_response(items: AsyncIterator[ProviderStreamItem]) -> ModelResponse:
+    """The `ModelResponse` a provider's stream ends with (its deltas dropped): how a
+    `complete` that must stream under the hood reads its reply."""
+    final: ModelResponse | None = None
+    async for item in items:
+        if isinstance(item, ModelResponse):
+            final = item
+    if final is None:  # pragma: no cover - a provider's stream ends with a response
+        raise ProviderError("the stream ended without a ModelResponse")
+    return final
 
-    async def _open(self, params: dict[str, Any], request: ModelRequest) -> _Opened:
-        """Start a stream and read it up to its first deltas (or its end); failures
-        here are still retryable because nothing has been handed on. A failure that
-        `answer_for_error` turns into a reply raises `_Answered`."""
-        watch = self._watch(request.options, streaming=True)
-        try:
-            stream: SDKStream = await watch.read(lambda: self.send(params))
-        except BaseException as error:
-            watch.close()
-            if isinstance(error, Exception):
-                self._raise_answer(error, request)
-                raise self.map_error(error) from error
-            raise
-        assembler = self.new_assembler()
-        try:
-            while True:
-                try:
-                    event = await watch.read(stream.__anext__)
-                except StopAsyncIteration:
-                    if not assembler.finished:
-                        raise self._ended_early(retryable=True) from None
-                    return _Opened(stream, assembler, (), ended=True, watch=watch)
-                except Exception as error:
-                    if assembler.finished and not self.reported_in_stream(error):
-                        # the reply is whole; only the tail is lost
-                        return _Opened(stream, assembler, (), ended=True, watch=watch)
-                    raise
-                deltas = assembler.feed(event)
-                if deltas:
-                    return _Opened(stream, assembler, deltas, ended=False, watch=watch)
-                if assembler.finished:
-                    watch.set_tail()
-        except BaseException as error:
-            watch.close()
-            await stream.close()
-            if isinstance(error, Exception):
-                self._raise_answer(error, request)
-                raise self.map_error(error) from error
-            raise
 
-    def _raise_answer(self, error: Exception, request: ModelRequest) -> None:
-        answer = self.answer_for_error(error, request)
-        if answer is not None:
-            raise _Answered(answer) from error
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
-        """Deltas as they arrive, then one `ModelResponse`.
-
-        A failure after a delta was yielded raises a non-retryable `ProviderError`
-        (the agent loop reports it as an incomplete response); so does running past
-        the call's deadline or idle limit then (`ProviderTimeoutError`).
-        """
-        params = self.stream_params(self.call_params(request))
-        try:
-            opened = await retry(
-                lambda: self._open(params, request), self.retry_policy, sleep=self._sleep
+def _missing_hooks(cls: type[SDKProvider[Any]]) -> list[str]:
+    """The hooks `cls` must write and does not: those of the base's `complete` and
+    `stream` that `cls` keeps."""
+    missing: list[str] = []
+    for method, hooks in _TEMPLATE_HOOKS.items():
+        if getattr(cls, method) is getattr(SDKProvider, method):
+            missing.extend(
+                hook
+                for hook in hooks
+                if getattr(cls, hook) is getattr(SDKProvider, hook) and hook not in missing
             )
-        except _Answered as answered:
-            yield answered.response
-            return
-        stream, assembler, watch = opened.stream, opened.assembler, opened.watch
-        feed = assembler.feed
-        begin, end = watch.begin, watch.end
-        next_event = stream.__anext__
-        # An event already read off the connection is handed on without a timed wait.
-        buffered: Callable[[], Any] | None = getattr(stream, "buffered", None)
-        if assembler.finished:
-            watch.set_tail()
-        try:
-            for delta in opened.first:
-                yield delta
-            # Read to the end of the body even after the end marker, so the connection
-            # goes back to the pool instead of being closed with bytes unread.
-            while not opened.ended:
-                try:
-                    event = SKIP if buffered is None else buffered()
-                    if event is SKIP:
-                        begin()  # `watch.read(next_event)`, inline: one coroutine less
-                        try:
-                            event = await next_event()
-                        except asyncio.CancelledError:
-                            expired = watch.expired()
-                            if expired is None:
-                                raise
-                            raise expired from None
-                        finally:
-                            end()
-                    deltas = feed(event)
-                    if assembler.finished:
-                        watch.set_tail()
-                except StopAsyncIteration:
-                    break
-                except Exception as error:
-                    if assembler.finished and not self.reported_in_stream(error):
-                        break  # the reply is whole; only the tail of the body is lost
-                    raise self.map_error(error, after_content=True) from error
-                for delta in deltas:
-                    yield delta
-        finally:
-            watch.close()
-            await stream.close()
-        if not assembler.finished:
-            raise self._ended_early(retryable=False)
-        try:
-            response = assembler.response()
-        except Exception as error:
-            raise self.map_error(error, after_content=True) from error
-        yield response
+    return missing
