@@ -7,12 +7,7 @@ from typing import Any
 
 import pytest
 
-from automata.core.providers import reading
 from automata.core.providers.reading import clip, count, json_of, read_arguments, typed
-
-
-def test_the_public_names_are_pinned() -> None:
-    assert reading.__all__ == ["CLIP", "clip", "count", "json_of", "read_arguments", "typed"]
 
 
 @pytest.mark.parametrize(
