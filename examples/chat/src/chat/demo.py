@@ -102,9 +102,9 @@ More in [the guide](https://example.com/guide)."""
 
 
 @tool(idempotent=True)
-def read_note(name: str) -> str:
+def read_note(title: str) -> str:
     """Read a note (the demo's holds markup a page must not run)."""
-    return f"note {name}: {HOSTILE}"
+    return f"note {title}: {HOSTILE}"
 
 
 def email_tool(*, delay: float = 0.5) -> Tool:
@@ -275,7 +275,7 @@ def _answer(request: ModelRequest, text: str) -> ModelResponse:
             request,
             "I will repeat what I was shown, and read the note.",
             HOSTILE,
-            _call(request, "read_note", name="inbox"),
+            _call(request, "read_note", title="inbox"),
         )
     if "long" in lowered:
         lines = [f"Paragraph {n}: one more short line of a long answer." for n in range(1, 41)]

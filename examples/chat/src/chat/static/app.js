@@ -301,20 +301,22 @@ function queuedNode(queued) {
 }
 
 // After a crash, the restarted server resumes a turn only once the dead one's lease
-// has run out: say so while a running turn shows no progress.
+// has run out: say so while a running turn shows no progress (at once after a
+// reconnection, else after a second and a half without news).
 function renderResume() {
   const box = $("resume");
   const running = view !== null && view.status === "running";
-  const stalled =
-    running && !view.items.some((item) => item.live) && Date.now() - progress.at > 1500;
+  const quiet = progress.restarted || Date.now() - progress.at > 1500;
+  const stalled = running && !view.items.some((item) => item.live) && quiet;
   box.hidden = !stalled;
   if (!stalled) return;
   const lease = leaseTtl === null ? "its lease" : `its lease, ${leaseTtl} s`;
+  box.dataset.restarted = String(progress.restarted);
   box.textContent = progress.restarted
-    ? `Resuming: the server restarted during this answer. The stopped server's claim on ` +
-      `this chat (${lease}) must run out before the answer goes on; nothing is lost meanwhile.`
-    : `Waiting for the answer to go on. If the server stopped while it ran, a restarted ` +
-      `one resumes it once the old one's claim (${lease}) has run out.`;
+    ? "Resuming: the server restarted during this answer. It goes on once the stopped " +
+      `server's claim on this chat is released or has run out (${lease}); nothing is lost.`
+    : "Waiting for the answer to go on. If the server stopped while it ran, a restarted " +
+      `one resumes it once the old one's claim on this chat (${lease}) has run out.`;
 }
 
 // -- actions -------------------------------------------------------------------------
@@ -472,12 +474,14 @@ $("retry").addEventListener("click", async () => {
 });
 
 let creating = null;
-$("new-thread").addEventListener("click", async () => {
-  if (creating === null) creating = newKey(); // one new chat per click, however many clicks land
-  const answer = await act(`create:${creating}`, "/threads", { title: "" });
-  creating = null;
-  if (answer) open(answer.thread_id);
-});
+for (const button of document.querySelectorAll(".new-chat")) {
+  button.addEventListener("click", async () => {
+    if (creating === null) creating = newKey(); // one new chat per click, however many land
+    const answer = await act(`create:${creating}`, "/threads", { title: "" });
+    creating = null;
+    if (answer) open(answer.thread_id);
+  });
+}
 
 $("toggle-threads").addEventListener("click", () =>
   showThreads(!document.body.classList.contains("threads-open")),
@@ -533,3 +537,4 @@ $("confirm-delete").addEventListener("close", async () => {
 setInterval(renderResume, 500);
 followThreads();
 open(location.hash.length > 1 ? decodeURIComponent(location.hash.slice(1)) : null);
+document.body.dataset.ready = "true";

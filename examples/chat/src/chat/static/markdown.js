@@ -104,7 +104,7 @@ function codeBlock(pre) {
   copy.setAttribute("aria-label", "Copy the code");
   copy.addEventListener("click", async () => {
     try {
-      await copyText((code || pre).textContent);
+      await copyText((code || pre).textContent.replace(/\n$/, ""));
       copy.textContent = "Copied";
       copy.dataset.copied = "true";
     } catch (refused) {
