@@ -107,7 +107,8 @@ class ChatPage:
         handle = self.page.wait_for_function(
             """(least) => {
                 const node = document.querySelector("#items > li.assistant.live .text");
-                return node && node.textContent.length >= least ? node.textContent : null;
+                const text = node ? node.innerText.trim() : "";
+                return text.length >= least ? text : null;
             }""",
             arg=at_least,
             timeout=WAIT_MS,

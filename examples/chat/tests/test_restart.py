@@ -79,7 +79,7 @@ def test_after_a_crash_the_page_says_it_is_resuming_and_waits_for_the_lease(
         chat.page.wait_for_selector("#resume:not([hidden])", timeout=10_000)
         said = chat.page.inner_text("#resume")
         assert said.startswith("Resuming: the server restarted during this answer.")
-        assert "(its lease, 5.0 s)" in said
+        assert "(its lease, 5 s)" in said
         assert chat.status() == "running"
         chat.wait_status("done", timeout=30_000)
         assert chat.page.is_hidden("#resume")

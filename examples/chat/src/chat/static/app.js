@@ -19,6 +19,7 @@ let viewSource = null; // its event stream
 let everConnected = false;
 let leaseTtl = null; // seconds a crashed server's turns stay claimed (from /settings)
 let stopping = null; // {threadId, turn, items}: a Stop the server has not shown yet
+let reconnected = false; // the view stream (re)opened: its first view is taken as it is
 
 function newer(candidate) {
   if (view === null || view.thread_id !== candidate.thread_id) return true;
@@ -26,8 +27,13 @@ function newer(candidate) {
   return candidate.live >= view.live;
 }
 
-function showView(candidate) {
-  if (candidate.thread_id !== threadId || !newer(candidate)) return;
+function showView(candidate, fromStream = false) {
+  if (candidate.thread_id !== threadId) return;
+  // a reconnected stream's first view is the server's as it stands (T17), even when it
+  // is older than a draft the page saw from a server that has since gone
+  const fresh = fromStream && reconnected;
+  if (fromStream) reconnected = false;
+  if (!fresh && !newer(candidate)) return;
   if (stopping && stopping.threadId === candidate.thread_id) {
     const streamed = streamedItems(candidate, stopping.turn);
     if (streamed.length) stopping.items = streamed;
@@ -106,12 +112,15 @@ function open(id) {
   }
   if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
   const source = new EventSource(`/threads/${encodeURIComponent(id)}/events`);
-  source.addEventListener("view", (event) => showView(JSON.parse(event.data)));
+  source.addEventListener("view", (event) => showView(JSON.parse(event.data), true));
   source.addEventListener("gone", () => {
     source.close();
     if (threadId === id) open(null);
   });
-  source.onopen = connectionBack;
+  source.onopen = () => {
+    reconnected = true;
+    connectionBack();
+  };
   source.onerror = connectionLost;
   viewSource = source;
   render();
