@@ -64,7 +64,7 @@ class ChatPage:
     def new_chat(self) -> str:
         """Start a chat; its thread id (from the address bar)."""
         before = self.page.evaluate("location.hash")
-        self.page.click(".new-chat:visible")  # the sidebar's, or the top bar's when narrow
+        self.page.locator(".new-chat:visible").last.click()  # the top bar's when narrow
         self.page.wait_for_function(
             "(before) => location.hash && location.hash !== before", arg=before
         )
@@ -164,11 +164,14 @@ class ChatPage:
             """() => {
                 const width = document.documentElement.clientWidth;
                 const out = [];
-                if (document.documentElement.scrollWidth > width) out.push("the page scrolls sideways");
+                if (document.documentElement.scrollWidth > width) {
+                    out.push("the page scrolls sideways");
+                }
                 for (const node of document.querySelectorAll("main *")) {
                     const box = node.getBoundingClientRect();
-                    if (box.width && box.right > width + 1 && !node.closest(".code-block pre, .table-wrap")) {
-                        out.push(`${node.tagName.toLowerCase()}.${node.className} ends at ${box.right}`);
+                    const scrolls = node.closest(".code-block pre, .table-wrap");
+                    if (box.width && box.right > width + 1 && !scrolls) {
+                        out.push(`${node.tagName} ${node.className} ends at ${box.right}`);
                     }
                 }
                 return out;

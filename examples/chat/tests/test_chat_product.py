@@ -89,12 +89,12 @@ def test_hostile_markup_from_the_model_or_a_tool_runs_nothing_and_shows_as_text(
     assert items.locator("a[href^='javascript']").count() == 0
     reply = chat.texts("assistant")[0]
     assert '<script>window.pwned = "script"</script>' in reply
-    assert "<img src=\"https://example.com/x.png\" onerror=\"window.pwned = 'img'\">" in reply
-    assert '<a href="javascript:window.pwned=\'raw\'">a raw link</a>' in reply
+    assert '<img src="https://example.com/x.png" onerror="window.pwned = \'img\'">' in reply
+    assert "<a href=\"javascript:window.pwned='raw'\">a raw link</a>" in reply
     result = chat.page.locator("#items > li.tool_call .tool-result").inner_text()
     assert result.startswith('note inbox: Careful: <script>window.pwned = "script"</script>')
     after = chat.texts("assistant")[-1]
-    assert after.startswith('read_note answered: note inbox: Careful: <script>window.pwned')
+    assert after.startswith("read_note answered: note inbox: Careful: <script>window.pwned")
     assert chat.horizontal_overflow() == []
     chat.assert_clean()
 
@@ -116,7 +116,8 @@ def test_at_390_px_nothing_scrolls_sideways_and_the_chats_open_from_a_toggle(
     chat.page.locator("#threads li.current button").click()
     chat.page.wait_for_selector("#sidebar", state="hidden")
     chat.page.set_viewport_size({"width": 1280, "height": 800})
-    assert chat.page.is_visible("#sidebar") and chat.page.is_hidden("#toggle-threads")
+    assert chat.page.is_visible("#sidebar")
+    assert chat.page.is_hidden("#toggle-threads")
     chat.assert_clean()
 
 
@@ -146,7 +147,9 @@ def test_scrolling_up_during_a_stream_stays_put_and_the_bottom_follows_again(
     assert chat.status() == "running"
     chat.page.mouse.wheel(0, 100_000)  # back to the bottom: it follows again
     chat.wait_status("done")
-    assert chat.texts("assistant")[-1].endswith("Paragraph 40: one more short line of a long answer.")
+    assert chat.texts("assistant")[-1].endswith(
+        "Paragraph 40: one more short line of a long answer."
+    )
     assert chat.at_bottom()
     chat.assert_clean()
 
@@ -293,7 +296,8 @@ def test_usage_counts_while_the_first_answer_streams(chat: ChatPage) -> None:
     chat.send("How should I plan my week?")
     chat.wait_live_answer(at_least=30)
     during = chat.page.inner_text("#usage")
-    assert during.startswith("≈") and during.endswith("out so far"), during
+    assert during.startswith("≈"), during
+    assert during.endswith("out so far"), during
     chat.wait_status("done")
     assert not chat.page.inner_text("#usage").startswith("0 in")
     chat.assert_clean()

@@ -27,6 +27,7 @@ FILES: dict[str, str] = {
     "marked/LICENSE": "marked.LICENSE.md",
     "dompurify/dist/purify.min.js": "purify.min.js",
     "dompurify/LICENSE": "dompurify.LICENSE",
+    "dompurify/LICENSE-MPL": "dompurify.LICENSE-MPL",
     "@highlightjs/cdn-assets/highlight.min.js": "highlight.min.js",
     "@highlightjs/cdn-assets/styles/github.min.css": "highlight-github.min.css",
     "@highlightjs/cdn-assets/LICENSE": "highlight.js.LICENSE",
@@ -39,9 +40,7 @@ def main() -> int:
     if npm is None:
         print("npm is needed (apt-get install npm)", file=sys.stderr)
         return 1
-    subprocess.run(
-        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=HERE, check=True
-    )
+    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=HERE, check=True)
     TARGET.mkdir(parents=True, exist_ok=True)
     for source, name in FILES.items():
         shutil.copyfile(HERE / "node_modules" / source, TARGET / name)

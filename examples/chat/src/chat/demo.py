@@ -75,7 +75,7 @@ def get_weather(city: str) -> str:
 
 HOSTILE = (
     'Careful: <script>window.pwned = "script"</script> and '
-    "<img src=\"https://example.com/x.png\" onerror=\"window.pwned = 'img'\"> and "
+    '<img src="https://example.com/x.png" onerror="window.pwned = \'img\'"> and '
     "[a link](javascript:window.pwned='link') and "
     "<a href=\"javascript:window.pwned='raw'\">a raw link</a>."
 )
