@@ -1,5 +1,6 @@
 """Take the README's screenshots of the chat app: run the demo server on a fresh SQLite
-file, drive the page in headless Chromium, and write PNGs to examples/chat/docs/.
+file, drive the page in headless Chromium at a desktop width and a phone's, and write
+PNGs to examples/chat/docs/.
 
     uv run python examples/chat/screenshots.py
 """
@@ -29,21 +30,36 @@ def _settle(page: Page, status: str) -> None:
 
 def _chat(page: Page, *messages: str) -> None:
     """A new chat with `messages` sent one after the other, each answered."""
-    page.click("#new-thread")
+    page.locator(".new-chat:visible").last.click()  # the top bar's when narrow
     page.wait_for_selector("#thread:not([hidden])")
     page.wait_for_function("() => document.querySelector('#title').textContent !== ''")
     for message in messages:
-        count = page.locator("#items > li.user").count()
-        page.fill("#message", message)
-        page.click("#send")
-        page.wait_for_function(
-            "(count) => document.querySelectorAll('#items > li.user').length > count",
-            arg=count,
-        )
-        page.wait_for_function(
-            "() => !['running'].includes(document.querySelector('#status').dataset.status)",
-            timeout=WAIT_MS,
-        )
+        _say(page, message)
+
+
+def _say(page: Page, message: str) -> None:
+    count = page.locator("#items > li.user").count()
+    page.fill("#message", message)
+    page.click("#send")
+    page.wait_for_function(
+        "(count) => document.querySelectorAll('#items > li.user').length > count",
+        arg=count,
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#status').dataset.status !== 'running'",
+        timeout=WAIT_MS,
+    )
+
+
+def _shoot(page: Page, path: Path, shots: list[Path]) -> None:
+    page.wait_for_timeout(300)  # let the sidebar's slide and the last paint finish
+    page.screenshot(path=str(path))
+    shots.append(path)
+
+
+def _open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready]", state="attached")
 
 
 def take(folder: Path, docs: Path) -> list[Path]:
@@ -53,29 +69,40 @@ def take(folder: Path, docs: Path) -> list[Path]:
     server.start()
     shots: list[Path] = []
     try:
-        with headless_chromium(viewport=(1200, 760)) as browser:
+        with headless_chromium(viewport=(1280, 800)) as browser:
             page = browser.new_page()
-            page.goto(server.url + "/")
+            _open_page(page, server.url + "/")
             _chat(page, "Weather in Tokyo?")
             _chat(page, "Help me plan a trip")
-            page.fill("#items > li.interaction input", "Lisbon")
-            page.click("#items > li.interaction form button")
+            _settle(page, "waiting")
+            page.fill("#message", "Lisbon")  # the message box answers the question
+            page.click("#send")
             _settle(page, "done")
-            _chat(page, "How do I keep a project on track?")
+            _chat(page, "How do I keep a project on track?", "Now as markdown, please")
             _settle(page, "done")
-            page.click("#items > li.thinking summary")
-            shots.append(docs / "conversation.png")
-            page.screenshot(path=str(shots[-1]))
+            page.locator("#items > li.thinking summary").last.click()
+            page.evaluate(
+                "() => { const l = document.querySelector('#items');"
+                " l.scrollTop = l.scrollHeight; }"
+            )
+            _shoot(page, docs / "conversation.png", shots)
 
             _chat(page, "What's the weather in Paris?", "Please email the team an update")
             _settle(page, "waiting")
-            shots.append(docs / "approval.png")
-            page.screenshot(path=str(shots[-1]))
+            _shoot(page, docs / "approval.png", shots)
 
-            page.click("#items > li.interaction button.approve")
+            page.click("#items > li.tool_call button.approve")
             _settle(page, "done")
-            shots.append(docs / "tools.png")
-            page.screenshot(path=str(shots[-1]))
+            _shoot(page, docs / "tools.png", shots)
+
+            page.set_viewport_size({"width": 390, "height": 844})
+            _open_page(page, server.url + "/" + str(page.evaluate("location.hash")))
+            _chat(page, "Show me some markdown")
+            _settle(page, "done")
+            _shoot(page, docs / "mobile.png", shots)
+            page.click("#toggle-threads")
+            page.wait_for_selector("#sidebar", state="visible")
+            _shoot(page, docs / "mobile-chats.png", shots)
     finally:
         server.stop(signal.SIGTERM)
     return shots

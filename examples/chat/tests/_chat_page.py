@@ -58,13 +58,13 @@ class ChatPage:
 
     def open(self) -> ChatPage:
         self.page.goto(self.url + "/")
-        self.page.wait_for_selector("#sidebar")
+        self.page.wait_for_selector("body[data-ready]", state="attached")
         return self
 
     def new_chat(self) -> str:
         """Start a chat; its thread id (from the address bar)."""
         before = self.page.evaluate("location.hash")
-        self.page.click("#new-thread")
+        self.page.locator(".new-chat:visible").last.click()  # the top bar's when narrow
         self.page.wait_for_function(
             "(before) => location.hash && location.hash !== before", arg=before
         )
@@ -94,7 +94,7 @@ class ChatPage:
                 id: node.dataset.id,
                 kind: node.dataset.kind,
                 live: node.classList.contains("live"),
-                text: node.innerText,
+                text: (node.querySelector(":scope > .text") || node).innerText,
             }))""",
         )
         return found
@@ -107,7 +107,8 @@ class ChatPage:
         handle = self.page.wait_for_function(
             """(least) => {
                 const node = document.querySelector("#items > li.assistant.live .text");
-                return node && node.textContent.length >= least ? node.textContent : null;
+                const text = node ? node.innerText.trim() : "";
+                return text.length >= least ? text : null;
             }""",
             arg=at_least,
             timeout=WAIT_MS,
@@ -127,6 +128,56 @@ class ChatPage:
                 return seen
             self.page.wait_for_timeout(20)
         raise AssertionError(f"status is still {self.status()!r}; answers seen: {seen}")
+
+    def wait_done_or(self, *statuses: str) -> str:
+        return self.wait_status("done", *statuses)
+
+    def at_bottom(self) -> bool:
+        return bool(
+            self.page.evaluate(
+                """() => { const l = document.querySelector("#items");
+                return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }"""
+            )
+        )
+
+    def settled_scroll(self) -> int:
+        """The conversation's scrollTop once a (smooth) scroll has come to rest."""
+        handle = self.page.wait_for_function(
+            """() => new Promise((resolve) => {
+                const list = document.querySelector("#items");
+                let last = list.scrollTop;
+                const check = () => {
+                    if (list.scrollTop === last) return resolve(last);
+                    last = list.scrollTop;
+                    setTimeout(check, 150);
+                };
+                setTimeout(check, 150);
+            })""",
+            timeout=WAIT_MS,
+        )
+        return int(handle.json_value())
+
+    def horizontal_overflow(self) -> list[str]:
+        """What sticks out of the window sideways: the page itself when it scrolls
+        sideways, and every element whose box ends right of the window."""
+        found: list[str] = self.page.evaluate(
+            """() => {
+                const width = document.documentElement.clientWidth;
+                const out = [];
+                if (document.documentElement.scrollWidth > width) {
+                    out.push("the page scrolls sideways");
+                }
+                for (const node of document.querySelectorAll("main *")) {
+                    const box = node.getBoundingClientRect();
+                    const scrolls = node.closest(".code-block pre, .table-wrap");
+                    if (box.width && box.right > width + 1 && !scrolls) {
+                        out.push(`${node.tagName} ${node.className} ends at ${box.right}`);
+                    }
+                }
+                return out;
+            }"""
+        )
+        return found
 
     def thread_titles(self) -> list[str]:
         titles: list[str] = self.page.eval_on_selector_all(

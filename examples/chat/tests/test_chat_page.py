@@ -38,16 +38,14 @@ def test_an_approved_tool_runs_and_shows_its_result(chat: ChatPage) -> None:
     chat.new_chat()
     chat.send("Please email the team an update")
     chat.wait_status("waiting")
-    prompt = chat.page.locator("#items > li.interaction .prompt")
-    assert prompt.locator(".question").inner_text().startswith("Allow send_email(")
-    prompt.locator("button.approve").click()
+    card = chat.page.locator("#items > li.tool_call .tool-card")
+    assert card.locator(".approval .question").inner_text().startswith("Allow send_email")
+    card.locator("button.approve").click()
     chat.wait_status("done")
     tool = chat.page.locator("#items > li.tool_call")
     assert tool.locator(".badge").inner_text() == "done"
     assert tool.locator(".tool-result").inner_text() == "sent to team@example.com: 'Update'"
-    assert chat.page.locator("#items > li.interaction .answer-given").inner_text() == (
-        "you approved this"
-    )
+    assert card.locator(".approval .answer-given").inner_text() == "you approved this"
     assert chat.texts("assistant")[-1].startswith("Done: the email was sent to team@example.com")
     chat.assert_clean()
 
@@ -56,8 +54,7 @@ def test_a_question_is_answered_in_the_page(chat: ChatPage) -> None:
     chat.new_chat()
     chat.send("Help me plan a trip")
     chat.wait_status("waiting")
-    chat.page.fill("#items > li.interaction input", "Lisbon")
-    chat.page.click("#items > li.interaction form button")
+    chat.send("Lisbon")  # the message box answers the pending question
     chat.wait_status("done")
     assert chat.texts("assistant")[-1].startswith("Lisbon, then.")
     chat.assert_clean()
@@ -67,11 +64,14 @@ def test_cancel_stops_the_run_and_says_so(chat: ChatPage) -> None:
     chat.new_chat()
     chat.send("Tell me about cancelling")
     chat.wait_live_answer()
-    chat.page.click("#cancel")
+    chat.page.click("#stop")
     chat.wait_status("cancelled")
-    assert chat.page.inner_text("#outcome-text") == "The run was cancelled."
+    assert chat.page.inner_text("#outcome-text") == (
+        "You stopped this answer; what it had written is kept above."
+    )
     assert chat.page.is_hidden("#retry")
-    assert chat.page.is_disabled("#cancel")
+    assert chat.page.is_visible("#regenerate")
+    assert chat.page.is_disabled("#stop")
     chat.assert_clean()
 
 
@@ -153,6 +153,7 @@ def test_a_chat_is_renamed_forked_and_deleted(chat: ChatPage) -> None:
     assert chat.page.inner_text("#title") == "Renamed chat"
     forked = chat.page.evaluate("location.hash.slice(1)")
     chat.page.click("#delete")
+    chat.page.click("#confirm-delete-button")
     chat.page.wait_for_selector("#empty:not([hidden])")
     chat.page.wait_for_function(
         "(id) => !document.querySelector(`#threads li[data-id='${id}']`)", arg=forked

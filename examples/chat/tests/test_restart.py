@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from chat.process import ChatProcess
@@ -63,6 +64,32 @@ def test_a_run_cut_by_a_restart_resumes_and_finishes(
     chat.assert_clean()
 
 
+def test_after_a_crash_the_page_says_it_is_resuming_and_waits_for_the_lease(
+    browser: BrowserContext, tmp_path: Path
+) -> None:
+    server = ChatProcess(tmp_path / "chat.db", tmp_path / "server.log", pace=0.02, lease_ttl=5.0)
+    server.start()
+    page = browser.new_page()
+    try:
+        chat = ChatPage.attach(page, server.url).open()
+        chat.new_chat()
+        chat.send("Tell me about leases")
+        chat.wait_live_answer(at_least=20)
+        restart(server, chat, signal.SIGKILL)
+        chat.page.wait_for_selector("#resume:not([hidden])", timeout=10_000)
+        said = chat.page.inner_text("#resume")
+        assert said.startswith("Resuming: the server restarted during this answer.")
+        assert "(its lease, 5 s)" in said
+        assert chat.status() == "running"
+        chat.wait_status("done", timeout=30_000)
+        assert chat.page.is_hidden("#resume")
+        chat.forget_failed_streams(*LOST)
+        chat.assert_clean()
+    finally:
+        page.close()
+        server.stop(signal.SIGKILL)
+
+
 def test_a_tool_cut_by_a_crash_ends_outcome_unknown_and_retry_goes_on(
     restarted_chat: ChatPage, restartable: ChatProcess
 ) -> None:
@@ -70,7 +97,7 @@ def test_a_tool_cut_by_a_crash_ends_outcome_unknown_and_retry_goes_on(
     chat.new_chat()
     chat.send("Email the team")
     chat.wait_status("waiting")
-    chat.page.click("#items > li.interaction button.approve")
+    chat.page.click("#items > li.tool_call button.approve")
     chat.page.wait_for_selector("#items > li.tool_call .badge.running")
     restart(restartable, chat, signal.SIGKILL)
     chat.wait_status("effect_outcome_unknown", timeout=30_000)

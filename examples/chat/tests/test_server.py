@@ -130,3 +130,20 @@ async def test_the_thread_list_stream_starts_with_the_list(tmp_path: Path) -> No
     assert [(event, [t["title"] for t in page["threads"]]) for event, page in seen] == [
         ("threads", ["Listed"])
     ]
+
+
+async def test_the_page_forbids_inline_and_foreign_scripts_and_remote_images(
+    tmp_path: Path,
+) -> None:
+    async with serving(chat_app(tmp_path / "c.db"), lifespan="on") as client:
+        page = await client.get("/")
+        settings = (await client.get("/settings")).json()
+    policy = dict(
+        part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";")
+    )
+    assert policy["script-src"] == "'self'"
+    assert policy["img-src"] == "'self' data:"
+    assert policy["default-src"] == "'none'"
+    assert policy["frame-ancestors"] == "'none'"
+    assert "<script>" not in page.text  # no inline script for the policy to allow
+    assert isinstance(settings["lease_ttl"], float)

@@ -4,7 +4,8 @@ The thread routes of `threads_server` (create, list, view, send, cancel, respond
 used as they are; this app adds the page and what a chat client needs besides:
 
     GET  /                               the page (static/index.html)
-    GET  /static/...                     its script and style sheet
+    GET  /static/...                     its scripts, style sheets and vendor/ libraries
+    GET  /settings                       {"lease_ttl"}: what the page says while a turn resumes
     GET  /events/threads                 text/event-stream: the thread list, now and on change
     GET  /threads/{id}/events            text/event-stream: the thread's view, now and on change
     POST /threads/{id}/title             {"request_key", "title"}
@@ -16,7 +17,10 @@ used as they are; this app adds the page and what a chat client needs besides:
 The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host header that is
 not one of the server's names, a POST from a page of another origin, a body that is
 not JSON and one over the body limit (1 MiB by default) are refused before a route
-runs, and a malformed body is answered 400 with the reason.
+runs, and a malformed body is answered 400 with the reason. The page is served with a
+Content-Security-Policy (`PAGE_POLICY`) that lets it load scripts, styles, images and
+connections from this server only, and no inline script, so even markup that got past
+the page's sanitizer could not run.
 
 Every mutation takes the client's `request_key` (docs/threads.md T3): the page makes one
 per user action and sends it again when it retries, so a double click or a retried
@@ -54,10 +58,26 @@ from automata.threads import (
     ThreadService,
 )
 
-__all__ = ["STATIC", "create_chat_app", "page_data"]
+__all__ = ["PAGE_POLICY", "STATIC", "create_chat_app", "page_data"]
 
 STATIC = Path(__file__).parent / "static"
-"""The page's files: index.html, app.js, app.css (no build step)."""
+"""The page's files: index.html, its modules and style sheet, and vendor/ (the markdown,
+sanitizer and highlighting libraries, with their licences; no build step)."""
+
+PAGE_POLICY = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+"""The page's Content-Security-Policy: its own scripts only (no inline script, no
+`eval`, nothing from another host), no remote images, no frames."""
 
 T = TypeVar("T")
 
@@ -146,7 +166,13 @@ def create_chat_app(
         )
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+        return FileResponse(
+            STATIC / "index.html",
+            headers={"Cache-Control": "no-store", "Content-Security-Policy": PAGE_POLICY},
+        )
+
+    async def settings(request: Request) -> Response:
+        return JSONResponse({"lease_ttl": None if host is None else host.lease_ttl})
 
     @json_errors
     async def thread_list_events(request: Request) -> Response:
@@ -227,6 +253,7 @@ def create_chat_app(
     app = Starlette(
         routes=[
             Route("/", index, methods=["GET"]),
+            Route("/settings", settings, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/events/threads", thread_list_events, methods=["GET"]),
             Route("/threads/{thread_id}/events", thread_events, methods=["GET"]),

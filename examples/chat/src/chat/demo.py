@@ -10,6 +10,12 @@ thinks first (shown folded), then answers:
 - **weather** calls `get_weather` (a read, so idempotent: safe to run again after a
   crash) and answers from its result;
 - **trip** or **ask me** asks the user a question (`ask_user`) and answers with it;
+- **markdown** answers in markdown: a heading, a list, a table, a fenced code block
+  and a link;
+- **hostile** answers with text a page must never run (a `<script>`, an
+  `<img onerror>`, a `javascript:` link) and calls `read_note`, whose result holds the
+  same, to show that the page draws it all as text;
+- **long** answers with forty short paragraphs (to scroll through while it streams);
 - anything else gets a few paragraphs about the message.
 
 Every reply is computed from the request alone, so a turn resumed by a restarted
@@ -42,7 +48,16 @@ from automata.core import (
 from automata.core.providers import ProviderStreamItem
 from automata.threads import AgentFactory, AgentRequest, ask_user_tool, require_approval
 
-__all__ = ["DemoModel", "demo_agent", "demo_factory", "email_tool", "get_weather"]
+__all__ = [
+    "HOSTILE",
+    "MARKDOWN",
+    "DemoModel",
+    "demo_agent",
+    "demo_factory",
+    "email_tool",
+    "get_weather",
+    "read_note",
+]
 
 _WEATHER = {
     "paris": "sunny, 21°C",
@@ -56,6 +71,40 @@ _WEATHER = {
 def get_weather(city: str) -> str:
     """Today's weather in a city."""
     return _WEATHER.get(city.lower(), "mild and dry, 18°C")
+
+
+HOSTILE = (
+    'Careful: <script>window.pwned = "script"</script> and '
+    '<img src="https://example.com/x.png" onerror="window.pwned = \'img\'"> and '
+    "[a link](javascript:window.pwned='link') and "
+    "<a href=\"javascript:window.pwned='raw'\">a raw link</a>."
+)
+"""Text a model or a tool might write that a page must show, never run."""
+
+MARKDOWN = """## A plan in three steps
+
+1. **List** what you know.
+2. Mark what is *missing*.
+3. Pick the `next` step.
+
+| Step | Time |
+| --- | --- |
+| List | 10 min |
+| Decide | 5 min |
+
+```python
+def next_step(tasks):
+    return min(tasks, key=len)
+```
+
+More in [the guide](https://example.com/guide)."""
+"""The demo's markdown reply (to `markdown`)."""
+
+
+@tool(idempotent=True)
+def read_note(title: str) -> str:
+    """Read a note (the demo's holds markup a page must not run)."""
+    return f"note {title}: {HOSTILE}"
 
 
 def email_tool(*, delay: float = 0.5) -> Tool:
@@ -107,7 +156,7 @@ def demo_agent(*, pace: float = 0.06) -> Agent:
         DemoModel(pace=pace),
         name="demo",
         system_prompt="You are a helpful assistant. Ask before sending anything.",
-        tools=[get_weather, email_tool(delay=pace * 30), ask_user_tool()],
+        tools=[get_weather, read_note, email_tool(delay=pace * 30), ask_user_tool()],
         approver=require_approval("send_email"),
     )
 
@@ -219,6 +268,18 @@ def _answer(request: ModelRequest, text: str) -> ModelResponse:
             "One question first.",
             _call(request, "ask_user", question="Which city would you like to visit?"),
         )
+    if "markdown" in lowered:
+        return _respond(request, "A structured answer reads best in markdown.", MARKDOWN)
+    if "hostile" in lowered:
+        return _respond(
+            request,
+            "I will repeat what I was shown, and read the note.",
+            HOSTILE,
+            _call(request, "read_note", title="inbox"),
+        )
+    if "long" in lowered:
+        lines = [f"Paragraph {n}: one more short line of a long answer." for n in range(1, 41)]
+        return _respond(request, "A long answer, then.", "\n\n".join(lines))
     topic = text.rstrip("?.! ")
     return _respond(
         request,

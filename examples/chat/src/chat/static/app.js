@@ -1,80 +1,25 @@
-// The chat page: plain JavaScript, no build step.
+// The chat page: plain JavaScript modules, no build step.
 //
 // Everything shown is rendered from the server's views (ThreadView.to_dict()), which
 // arrive over server-sent events; the page keeps no state of its own that could
-// disagree with them. Every action sends a request key made once per user action and
-// sent again when the request is retried, so a double click or a retry after a lost
-// connection does nothing twice (docs/threads.md T3).
-"use strict";
+// disagree with them, but for the text of an answer the reader stopped (stopped.js).
+// Every action sends a request key (net.js), so nothing happens twice.
+
+import { act, newKey, notice } from "./net.js";
+import { keep, keptFor, streamedItems } from "./stopped.js";
+import { el, fill, rows, signature } from "./transcript.js";
 
 const $ = (id) => document.getElementById(id);
-
-// -- request keys --------------------------------------------------------------------
-
-const pendingKeys = new Map();
-
-function newKey() {
-  const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// The key of one user action: the same for every click or retry of that action until
-// it has been answered, then forgotten.
-function keyFor(action) {
-  if (!pendingKeys.has(action)) pendingKeys.set(action, newKey());
-  return pendingKeys.get(action);
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// POST `body` with the action's request key; retried with the same key while the
-// server cannot be reached or is restarting. Resolves to the JSON answer, or null
-// when the server refused the request (the reason is shown).
-async function act(action, path, body = {}) {
-  const payload = JSON.stringify({ ...body, request_key: keyFor(action) });
-  for (let attempt = 0; attempt < 40; attempt++) {
-    let response;
-    try {
-      response = await fetch(path, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: payload,
-      });
-    } catch (unreachable) {
-      notice("The server is not answering; trying again…");
-      await sleep(500);
-      continue;
-    }
-    if (response.status === 503) {
-      notice("The server is restarting; trying again…");
-      await sleep(500);
-      continue;
-    }
-    pendingKeys.delete(action);
-    const answer = await response.json();
-    if (!response.ok) {
-      notice(answer.message || `the server answered ${response.status}`);
-      return null;
-    }
-    notice("");
-    return answer;
-  }
-  notice("The server did not come back; try again later.");
-  return null;
-}
-
-function notice(text) {
-  $("notice").textContent = text;
-}
 
 // -- state ---------------------------------------------------------------------------
 
 let threadId = null; // the open thread
 let view = null; // its latest view
 let viewSource = null; // its event stream
-let listSource = null;
 let everConnected = false;
+let leaseTtl = null; // seconds a crashed server's turns stay claimed (from /settings)
+let stopping = null; // {threadId, turn, items}: a Stop the server has not shown yet
+let reconnected = false; // the view stream (re)opened: its first view is taken as it is
 
 function newer(candidate) {
   if (view === null || view.thread_id !== candidate.thread_id) return true;
@@ -82,9 +27,25 @@ function newer(candidate) {
   return candidate.live >= view.live;
 }
 
-function showView(candidate) {
-  if (candidate.thread_id !== threadId || !newer(candidate)) return;
+function showView(candidate, fromStream = false) {
+  if (candidate.thread_id !== threadId) return;
+  // a reconnected stream's first view is the server's as it stands (T17), even when it
+  // is older than a draft the page saw from a server that has since gone
+  const fresh = fromStream && reconnected;
+  if (fromStream) reconnected = false;
+  if (!fresh && !newer(candidate)) return;
+  if (stopping && stopping.threadId === candidate.thread_id) {
+    const streamed = streamedItems(candidate, stopping.turn);
+    if (streamed.length) stopping.items = streamed;
+    if (candidate.current_turn !== stopping.turn) {
+      keep(stopping.threadId, stopping.turn, stopping.items);
+      stopping = null;
+    }
+  }
+  const moved = view === null || view.version !== candidate.version || view.live !== candidate.live;
   view = candidate;
+  if (moved) progress.at = Date.now();
+  if (view.items.some((item) => item.live)) progress.restarted = false;
   render();
 }
 
@@ -92,6 +53,7 @@ function showView(candidate) {
 
 let lostAt = null;
 let reconnects = 0;
+const progress = { at: Date.now(), restarted: false };
 
 function connectionLost() {
   if (lostAt === null) lostAt = Date.now();
@@ -104,6 +66,7 @@ function connectionLost() {
 function connectionBack() {
   if (lostAt === null) return;
   lostAt = null;
+  progress.restarted = true;
   const box = $("connection");
   box.className = "back";
   box.dataset.reconnects = String(++reconnects);
@@ -114,15 +77,23 @@ function connectionBack() {
 }
 
 function followThreads() {
-  listSource = new EventSource("/events/threads");
-  listSource.addEventListener("threads", (event) => {
-    renderThreads(JSON.parse(event.data).threads);
-  });
-  listSource.onopen = () => {
+  const source = new EventSource("/events/threads");
+  source.addEventListener("threads", (event) => renderThreads(JSON.parse(event.data).threads));
+  source.onopen = () => {
     if (everConnected) connectionBack();
     everConnected = true;
+    if (leaseTtl === null) loadSettings();
   };
-  listSource.onerror = connectionLost;
+  source.onerror = connectionLost;
+}
+
+async function loadSettings() {
+  try {
+    const response = await fetch("/settings");
+    if (response.ok) leaseTtl = (await response.json()).lease_ttl;
+  } catch (unreachable) {
+    // shown without the figure
+  }
 }
 
 function open(id) {
@@ -130,8 +101,10 @@ function open(id) {
   viewSource = null;
   threadId = id;
   view = null;
+  following = true;
   $("message").value = "";
   notice("");
+  showThreads(false);
   if (id === null) {
     history.replaceState(null, "", location.pathname);
     render();
@@ -139,12 +112,15 @@ function open(id) {
   }
   if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
   const source = new EventSource(`/threads/${encodeURIComponent(id)}/events`);
-  source.addEventListener("view", (event) => showView(JSON.parse(event.data)));
+  source.addEventListener("view", (event) => showView(JSON.parse(event.data), true));
   source.addEventListener("gone", () => {
     source.close();
     if (threadId === id) open(null);
   });
-  source.onopen = connectionBack;
+  source.onopen = () => {
+    reconnected = true;
+    connectionBack();
+  };
   source.onerror = connectionLost;
   viewSource = source;
   render();
@@ -152,30 +128,28 @@ function open(id) {
 
 // -- the thread list -----------------------------------------------------------------
 
-let threads = [];
-
 function renderThreads(list) {
-  threads = list;
-  const ul = $("threads");
-  ul.replaceChildren(
+  $("threads").replaceChildren(
     ...list.map((t) => {
-      const li = document.createElement("li");
+      const li = el("li", t.thread_id === threadId ? "current" : "");
       li.dataset.id = t.thread_id;
-      li.className = t.thread_id === threadId ? "current" : "";
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = t.title || "New chat";
-      button.addEventListener("click", () => open(t.thread_id));
-      li.append(button);
+      const pick = el("button", "", t.title || "New chat");
+      pick.type = "button";
+      pick.addEventListener("click", () => open(t.thread_id));
+      li.append(pick);
       if (t.active) {
-        const dot = document.createElement("span");
-        dot.className = "active-dot";
+        const dot = el("span", "active-dot");
         dot.title = "working";
         li.append(dot);
       }
       return li;
     }),
   );
+}
+
+function showThreads(shown) {
+  document.body.classList.toggle("threads-open", shown);
+  $("toggle-threads").setAttribute("aria-expanded", String(shown));
 }
 
 // -- the conversation ----------------------------------------------------------------
@@ -186,93 +160,99 @@ const STATUS_TEXT = {
   waiting: "waiting for you",
   done: "done",
   failed: "failed",
-  cancelled: "cancelled",
+  cancelled: "stopped",
   effect_outcome_unknown: "interrupted",
 };
 
 const OUTCOME_TEXT = {
   failed: "The run failed",
-  cancelled: "The run was cancelled.",
+  cancelled: "You stopped this answer; what it had written is kept above.",
   effect_outcome_unknown:
     "The server stopped while a tool was running, so whether it took effect is unknown",
 };
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
+const rendered = new Map(); // row id -> {signature, node}
+let following = true; // the reader is at the bottom: new text scrolls into view
+
+const actions = {
+  respond,
+  edit: startEdit,
+  canEdit: (item) => !item.live && threadId !== null,
+};
+
+function atBottom(list) {
+  return list.scrollHeight - list.scrollTop - list.clientHeight < 24;
 }
 
-function itemNode(item, existing) {
-  // thinking keeps its <details> (and whether it is open) as it grows
-  if (item.kind === "thinking") {
-    const node = existing && existing.dataset.kind === "thinking" ? existing : el("li");
-    let fold = node.querySelector("details");
-    if (!fold) {
-      fold = el("details");
-      node.append(fold);
+function pendingQuestion() {
+  if (view === null) return null;
+  return (
+    view.items.find(
+      (item) =>
+        item.kind === "interaction" && item.status === "pending" && item.interaction_kind !== "approval",
+    ) || null
+  );
+}
+
+function usageText() {
+  const u = view.usage;
+  const cached = u.cache_read_tokens + u.cache_write_tokens;
+  const streamed = view.items
+    .filter((item) => item.live)
+    .reduce((sum, item) => sum + (item.text || item.partial_input || "").length, 0);
+  const estimate = streamed ? Math.max(1, Math.ceil(streamed / 4)) : 0;
+  if (u.input_tokens + u.output_tokens === 0) {
+    return estimate ? `≈${estimate} out so far` : "no tokens yet";
+  }
+  return (
+    `${u.input_tokens} in · ${u.output_tokens} out` +
+    (cached ? ` · ${cached} cached` : "") +
+    " tokens" +
+    (estimate ? ` · ≈${estimate} more streaming` : "")
+  );
+}
+
+function renderItems() {
+  const list = $("items");
+  const keepIds = new Set();
+  let previous = null;
+  for (const row of rows(view, keptFor(threadId))) {
+    keepIds.add(row.id);
+    const sig = signature(row);
+    let known = rendered.get(row.id);
+    if (!known) {
+      known = { signature: null, node: el("li") };
+      rendered.set(row.id, known);
     }
-    fold.replaceChildren(
-      el("summary", "", item.live ? "Thinking…" : "Thinking"),
-      el("div", "text", item.text),
-    );
-    return node;
-  }
-  const node = el("li");
-  if (item.kind === "user" || item.kind === "assistant") {
-    node.append(el("div", "text", item.text));
-  } else if (item.kind === "tool_call") {
-    const head = el("div", "tool-head");
-    head.append(el("span", "tool-name", item.tool_name));
-    const input = item.tool_input ? JSON.stringify(item.tool_input) : item.partial_input || "";
-    head.append(el("code", "tool-input", input));
-    head.append(el("span", `badge ${item.status || "pending"}`, item.status || "writing"));
-    node.append(head);
-    if (item.result !== null) node.append(el("pre", "tool-result", item.result));
-  } else if (item.kind === "interaction") {
-    node.append(interactionNode(item));
-  }
-  return node;
-}
-
-function interactionNode(item) {
-  const box = el("div", `prompt ${item.status}`);
-  box.append(el("div", "question", item.text));
-  if (item.status === "pending") {
-    if (item.interaction_kind === "approval") {
-      const approve = el("button", "approve", "Approve");
-      const deny = el("button", "deny", "Deny");
-      approve.type = deny.type = "button";
-      approve.addEventListener("click", () => respond(item, true));
-      deny.addEventListener("click", () => respond(item, false));
-      box.append(approve, deny);
-    } else {
-      const form = el("form", "answer");
-      const input = el("input");
-      input.setAttribute("aria-label", "Your answer");
-      const submit = el("button", "", "Answer");
-      form.append(input, submit);
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        if (input.value.trim()) respond(item, input.value.trim());
-      });
-      box.append(form);
+    if (known.signature !== sig && known.node.dataset.editing !== "true") {
+      fill(known.node, row, actions);
+      known.signature = sig;
     }
-  } else if (item.status === "answered") {
-    box.append(el("div", "answer-given", answerText(item)));
-  } else {
-    box.append(el("div", "answer-given", "closed without an answer"));
+    const wanted = previous ? previous.nextSibling : list.firstChild;
+    if (wanted !== known.node) list.insertBefore(known.node, wanted);
+    previous = known.node;
   }
-  return box;
+  for (const [id, { node }] of rendered) {
+    if (!keepIds.has(id)) {
+      node.remove();
+      rendered.delete(id);
+    }
+  }
 }
 
-function answerText(item) {
-  if (item.interaction_kind !== "approval") return `you answered: ${item.result}`;
-  return item.result && item.result.startsWith("denied") ? "you denied this" : "you approved this";
+function renderComposer() {
+  const question = pendingQuestion();
+  const box = $("composer");
+  box.classList.toggle("answering", question !== null);
+  $("answering").hidden = question === null;
+  $("answering-text").textContent = question ? question.text : "";
+  $("message").placeholder = question
+    ? "Your answer (Enter to send)"
+    : "Message (Enter to send, Shift+Enter for a new line)";
+  $("send").textContent = question ? "Answer" : "Send";
+  const approval = view && view.status === "waiting" && question === null;
+  $("composer-hint").hidden = !approval;
 }
-
-const rendered = new Map(); // item id -> [signature, node]
 
 function render() {
   $("empty").hidden = threadId !== null;
@@ -280,86 +260,97 @@ function render() {
   for (const li of $("threads").children) {
     li.className = li.dataset.id === threadId ? "current" : "";
   }
+  const list = $("items");
   if (threadId === null || view === null) {
-    $("items").replaceChildren();
+    list.replaceChildren();
     rendered.clear();
+    renderResume();
     return;
   }
   $("title").textContent = view.title || "New chat";
   $("status").textContent = STATUS_TEXT[view.status] || view.status;
   $("status").dataset.status = view.status;
-  const u = view.usage;
-  const cached = u.cache_read_tokens + u.cache_write_tokens;
-  $("usage").textContent =
-    `${u.input_tokens} in · ${u.output_tokens} out` + (cached ? ` · ${cached} cached` : "") + " tokens";
-
-  const list = $("items");
-  const keep = new Set();
-  let previous = null;
-  for (const item of view.items) {
-    keep.add(item.id);
-    const signature = JSON.stringify(item);
-    const known = rendered.get(item.id);
-    let node = known ? known[1] : null;
-    if (!known || known[0] !== signature) {
-      const fresh = itemNode(item, node);
-      fresh.dataset.id = item.id;
-      fresh.dataset.kind = item.kind;
-      fresh.className = `item ${item.kind}` + (item.live ? " live" : "");
-      if (node && node !== fresh) node.replaceWith(fresh);
-      node = fresh;
-      rendered.set(item.id, [signature, node]);
-    }
-    const wanted = previous ? previous.nextSibling : list.firstChild;
-    if (wanted !== node) list.insertBefore(node, wanted);
-    previous = node;
-  }
-  for (const [id, [, node]] of rendered) {
-    if (!keep.has(id)) {
-      node.remove();
-      rendered.delete(id);
-    }
-  }
+  $("usage").textContent = usageText();
+  renderItems();
 
   const outcome = OUTCOME_TEXT[view.status];
   $("outcome").hidden = !outcome;
   $("outcome").dataset.status = view.status;
   $("outcome-text").textContent = outcome
-    ? outcome + (view.error && view.status !== "cancelled" ? `: ${view.error}` : outcome.endsWith(".") ? "" : ".")
+    ? outcome +
+      (view.error && view.status !== "cancelled"
+        ? `: ${view.error}`
+        : outcome.endsWith(".")
+          ? ""
+          : ".")
     : "";
   $("retry").hidden = !(view.status === "failed" || view.status === "effect_outcome_unknown");
-  $("cancel").disabled = !(view.status === "running" || view.status === "waiting");
+  $("regenerate").hidden = view.status !== "cancelled";
+  $("stop").disabled = !(view.status === "running" || view.status === "waiting");
 
-  $("queue").replaceChildren(
-    ...view.queue.map((queued) => {
-      const li = el("li", "queued");
-      li.dataset.turn = queued.turn_id;
-      li.append(el("span", "label", "queued"), el("span", "text", queued.text));
-      const remove = el("button", "", "Remove");
-      remove.type = "button";
-      remove.addEventListener("click", () =>
-        act(`unqueue:${threadId}:${queued.turn_id}`, `/threads/${threadId}/queue/cancel`, {
-          turn_id: queued.turn_id,
-        }).then((answer) => answer && showView(answer)),
-      );
-      li.append(remove);
-      return li;
-    }),
+  $("queue").replaceChildren(...view.queue.map(queuedNode));
+  renderComposer();
+  renderResume();
+  if (following) list.scrollTop = list.scrollHeight;
+}
+
+function queuedNode(queued) {
+  const li = el("li", "queued");
+  li.dataset.turn = queued.turn_id;
+  li.append(el("span", "label", "queued"), el("span", "text", queued.text));
+  const remove = el("button", "", "Remove");
+  remove.type = "button";
+  remove.addEventListener("click", () =>
+    act(`unqueue:${threadId}:${queued.turn_id}`, `/threads/${threadId}/queue/cancel`, {
+      turn_id: queued.turn_id,
+    }).then((answer) => answer && showView(answer)),
   );
-  list.scrollTop = list.scrollHeight;
+  li.append(remove);
+  return li;
+}
+
+// After a crash, the restarted server resumes a turn only once the dead one's lease
+// has run out: say so while a running turn shows no progress (at once after a
+// reconnection, else after a second and a half without news).
+function renderResume() {
+  const box = $("resume");
+  const running = view !== null && view.status === "running";
+  const quiet = progress.restarted || Date.now() - progress.at > 1500;
+  const stalled = running && !view.items.some((item) => item.live) && quiet;
+  box.hidden = !stalled;
+  if (!stalled) return;
+  const lease = leaseTtl === null ? "its lease" : `its lease, ${leaseTtl} s`;
+  box.dataset.restarted = String(progress.restarted);
+  box.textContent = progress.restarted
+    ? "Resuming: the server restarted during this answer. It goes on once the stopped " +
+      `server's claim on this chat is released or has run out (${lease}); nothing is lost.`
+    : "Waiting for the answer to go on. If the server stopped while it ran, a restarted " +
+      `one resumes it once the old one's claim on this chat (${lease}) has run out.`;
 }
 
 // -- actions -------------------------------------------------------------------------
 
+async function sendText(id, text) {
+  const answer = await act(`send:${id}:${text}`, `/threads/${id}/messages`, { text });
+  if (answer === null) return null;
+  following = true;
+  showView(answer);
+  return answer;
+}
+
 async function send() {
   const text = $("message").value.trim();
   if (!text || threadId === null) return;
+  const question = pendingQuestion();
+  if (question !== null) {
+    if (await respond(question, text)) $("message").value = "";
+    return;
+  }
   const id = threadId;
   const untitled = view !== null && !view.title && view.items.length === 0;
-  const answer = await act(`send:${id}:${text}`, `/threads/${id}/messages`, { text });
+  const answer = await sendText(id, text);
   if (answer === null) return;
   if (threadId === id && $("message").value.trim() === text) $("message").value = "";
-  showView(answer);
   if (untitled) {
     const title = text.length > 40 ? `${text.slice(0, 40)}…` : text;
     await act(`title:${id}:first`, `/threads/${id}/title`, { title });
@@ -373,6 +364,92 @@ async function respond(item, answer) {
     answer,
   });
   if (reply) showView(reply);
+  return reply !== null;
+}
+
+async function stop() {
+  if (view === null || !(view.status === "running" || view.status === "waiting")) return;
+  const turn = view.current_turn;
+  stopping = { threadId, turn, items: streamedItems(view, turn) };
+  keep(threadId, turn, stopping.items);
+  const answer = await act(`cancel:${threadId}:${turn}`, `/threads/${threadId}/cancel`);
+  if (answer) showView(answer);
+}
+
+// Regenerate: ask again, in this chat, what the stopped turn was asked.
+async function regenerate() {
+  if (view === null || view.status !== "cancelled") return;
+  const asked = view.items.filter((item) => item.kind === "user").pop();
+  if (!asked) return;
+  const id = threadId;
+  const answer = await act(`regenerate:${id}:${view.version}`, `/threads/${id}/messages`, {
+    text: asked.text,
+  });
+  if (answer) {
+    following = true;
+    showView(answer);
+  }
+}
+
+// Edit and re-send: a fork holding the conversation up to the message before the
+// edited one (docs/threads.md T16), with the edited text sent there.
+function startEdit(node, item) {
+  node.dataset.editing = "true";
+  const form = el("form", "edit-form");
+  const area = el("textarea");
+  area.value = item.text;
+  area.rows = Math.min(8, item.text.split("\n").length + 1);
+  area.setAttribute("aria-label", "Edited message");
+  const save = el("button", "save", "Send in a new chat");
+  save.type = "submit";
+  const cancel = el("button", "", "Cancel");
+  cancel.type = "button";
+  const done = () => {
+    delete node.dataset.editing;
+    const known = rendered.get(item.id);
+    if (known) known.signature = null;
+    render();
+  };
+  cancel.addEventListener("click", done);
+  area.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      done();
+    }
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = area.value.trim();
+    if (!text) return;
+    save.disabled = true;
+    const forked = await resend(item, text);
+    if (!forked) {
+      save.disabled = false;
+      return;
+    }
+  });
+  form.append(area, el("div", "edit-note", "Sent in a fork: a new chat with the conversation up to here."), save, cancel);
+  node.replaceChildren(form);
+  area.focus();
+}
+
+async function resend(item, text) {
+  const source = threadId;
+  const index = view.items.findIndex((candidate) => candidate.id === item.id);
+  const before = view.items
+    .slice(0, index)
+    .filter((candidate) => !candidate.live && candidate.kind !== "interaction")
+    .pop();
+  const title = view.title;
+  const created = before
+    ? await act(`edit:${source}:${item.id}:${text}`, `/threads/${source}/fork`, {
+        item_id: before.id,
+      })
+    : await act(`edit:${source}:${item.id}:${text}`, "/threads", { title });
+  if (!created) return false;
+  open(created.thread_id);
+  await sendText(created.thread_id, text);
+  return true;
 }
 
 $("composer").addEventListener("submit", (event) => {
@@ -380,17 +457,24 @@ $("composer").addEventListener("submit", (event) => {
   send();
 });
 $("message").addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && !event.shiftKey) {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
   }
 });
-
-$("cancel").addEventListener("click", async () => {
-  if (view === null) return;
-  const answer = await act(`cancel:${threadId}:${view.current_turn}`, `/threads/${threadId}/cancel`);
-  if (answer) showView(answer);
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape" || event.defaultPrevented) return;
+  if ($("confirm-delete").open) return; // the dialog closes itself
+  if (document.body.classList.contains("threads-open")) return showThreads(false);
+  stop();
 });
+
+$("items").addEventListener("scroll", () => {
+  following = atBottom($("items"));
+});
+
+$("stop").addEventListener("click", stop);
+$("regenerate").addEventListener("click", regenerate);
 
 $("retry").addEventListener("click", async () => {
   if (view === null) return;
@@ -399,12 +483,19 @@ $("retry").addEventListener("click", async () => {
 });
 
 let creating = null;
-$("new-thread").addEventListener("click", async () => {
-  if (creating === null) creating = newKey(); // one new chat per click, however many clicks land
-  const answer = await act(`create:${creating}`, "/threads", { title: "" });
-  creating = null;
-  if (answer) open(answer.thread_id);
-});
+for (const button of document.querySelectorAll(".new-chat")) {
+  button.addEventListener("click", async () => {
+    if (creating === null) creating = newKey(); // one new chat per click, however many land
+    const answer = await act(`create:${creating}`, "/threads", { title: "" });
+    creating = null;
+    if (answer) open(answer.thread_id);
+  });
+}
+
+$("toggle-threads").addEventListener("click", () =>
+  showThreads(!document.body.classList.contains("threads-open")),
+);
+$("backdrop").addEventListener("click", () => showThreads(false));
 
 $("rename").addEventListener("click", () => {
   $("rename-input").value = view ? view.title : "";
@@ -436,7 +527,15 @@ $("fork").addEventListener("click", async () => {
   if (answer) open(answer.thread_id);
 });
 
-$("delete").addEventListener("click", async () => {
+$("delete").addEventListener("click", () => {
+  if (threadId === null) return;
+  $("confirm-delete-title").textContent = (view && view.title) || "this chat";
+  $("confirm-delete").returnValue = "";
+  $("confirm-delete").showModal();
+});
+
+$("confirm-delete").addEventListener("close", async () => {
+  if ($("confirm-delete").returnValue !== "delete") return;
   const id = threadId;
   const answer = await act(`delete:${id}`, `/threads/${id}/delete`);
   if (answer && threadId === id) open(null);
@@ -444,5 +543,7 @@ $("delete").addEventListener("click", async () => {
 
 // -- start ---------------------------------------------------------------------------
 
+setInterval(renderResume, 500);
 followThreads();
 open(location.hash.length > 1 ? decodeURIComponent(location.hash.slice(1)) : null);
+document.body.dataset.ready = "true";
