@@ -8,7 +8,19 @@ import asyncio
 import re
 from pathlib import Path
 
-from automata.core import Agent, Message, ToolLimits, ToolPolicy, as_tool, tool
+import pytest
+
+from automata.core import (
+    Agent,
+    ArgumentTypeError,
+    Message,
+    RunOptions,
+    ToolLimits,
+    ToolPolicy,
+    as_tool,
+    tool,
+)
+from automata.core._run_arguments import RUN_KEYWORDS
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -153,3 +165,29 @@ async def test_a_parents_per_tool_timeout_does_not_cut_off_its_sub_agents_calls(
     result = await parent.run("go")
     assert tool_results(worker_model.requests[1].messages) == [("w1", "slow but done", False)]
     assert tool_results(result.messages) == [("p1", "ok", False)]
+
+
+# -- the per-run keywords ---------------------------------------------------------------
+
+
+def test_rule_L4_names_the_fields_of_the_run_options_value_and_deps() -> None:
+    """L4: the keywords the rule lists are `PerRun`'s fields and `deps`, and the
+    `**per_run` signature type (`RunOptions`) has the same names but `output_type`,
+    which every run method takes on its own."""
+    text = DOC.read_text(encoding="utf-8")
+    rule = text[text.index("**L4.**") : text.index("**L5.**")]
+    listed = re.findall(r"`([a-z_]+)`", rule[rule.index("(") : rule.index(")")])
+    assert listed == [*RUN_KEYWORDS, "deps"]
+    assert set(RunOptions.__optional_keys__) == set(RUN_KEYWORDS) - {"output_type"}
+    assert RunOptions.__required_keys__ == frozenset()
+
+
+async def test_an_unknown_run_keyword_is_refused_naming_every_keyword_a_run_accepts() -> None:
+    """L4: the accepted list in the message is derived from the run options' fields."""
+    agent = Agent(ScriptedProvider([Message.assistant("never")]))
+    with pytest.raises(ArgumentTypeError) as caught:
+        await agent.run("x", max_turns=3)  # type: ignore[call-overload]
+    accepted = ", ".join(sorted([*RUN_KEYWORDS, "deps"]))
+    assert str(caught.value) == (
+        f"Agent.run() got unexpected keyword argument 'max_turns'; it accepts: {accepted}"
+    )
