@@ -99,10 +99,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     string `"provider:model"` (`"anthropic:claude-sonnet-4-5"`, `"openai:gpt-4o"`)
     that an installed extension resolves with its defaults; anything else raises
     `ArgumentTypeError` here, and a prefix no installed extension provides raises
-    `UnknownProviderError` naming the package to install. Per-run keywords (`call_options`,
-    `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
-    `native_structured_output`, `hooks`, `usage_limits`, `deps`) apply to that run only
-    and never change the agent.
+    `UnknownProviderError` naming the package to install. Per-run keywords (the fields of
+    `PerRun`, and `deps`: L4) apply to that run only and never change the agent.
 
     `system_prompt` is text or a function of the `RunContext` evaluated when a run
     starts a transcript (L65); `instructions` (and `@agent.instructions`) are evaluated

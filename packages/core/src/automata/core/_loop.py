@@ -25,7 +25,6 @@ from automata.core._blocks import (
 from automata.core._call_ids import unique_call_ids, wire_call_ids
 from automata.core._deps import RunContext
 from automata.core._errors import (
-    CompletionError,
     IncompleteResponseError,
     MaxStepsError,
     ProviderError,
@@ -69,6 +68,7 @@ from automata.core._provider import (
     ToolCallDelta,
     ToolSpec,
 )
+from automata.core._replies import refusal
 from automata.core._result import RunResult
 from automata.core._run_arguments import pending_calls
 from automata.core._scope import RunScope
@@ -603,37 +603,9 @@ class RunLoop:
             and message.content
         ):
             return  # the common replies: an answer, or a turn of tool calls
-        problem: RunError | None = None
-        if message.role != "assistant":
-            problem = CompletionError(f"provider returned a {message.role} message")
-        elif not message.content:
-            problem = IncompleteResponseError(
-                f"provider returned an empty message (stop reason {stop.value})"
-            )
-        elif stop is StopReason.END_TURN and has_calls:
-            problem = IncompleteResponseError("stop reason end_turn but the message calls tools")
-        elif stop is StopReason.TOOL_USE and not has_calls:
-            problem = IncompleteResponseError("stop reason tool_use but the message calls no tool")
-        elif stop is StopReason.MAX_TOKENS and has_calls:
-            problem = IncompleteResponseError("max_tokens reached inside a tool call")
-        elif stop is StopReason.PAUSED:
-            if not has_calls:
-                return
-            problem = IncompleteResponseError("a paused turn that calls tools")
-        elif stop is StopReason.INCOMPLETE:
-            problem = IncompleteResponseError("provider reported an incomplete response")
-        elif stop in (StopReason.END_TURN, StopReason.TOOL_USE, StopReason.MAX_TOKENS):
-            return
-        else:
-            raw = response.raw_stop_reason or stop.value
-            problem = CompletionError(
-                f"model stopped with {stop.value} (raw stop reason {raw!r})",
-                raw_stop_reason=response.raw_stop_reason,
-            )
-        status = StopReason.INCOMPLETE if isinstance(problem, IncompleteResponseError) else stop
-        if status in (StopReason.END_TURN, StopReason.TOOL_USE):
-            status = StopReason.ERROR
-        raise self.fail(problem, status)
+        refused = refusal(response, has_calls)
+        if refused is not None:
+            raise self.fail(*refused)
 
     # -- events ------------------------------------------------------------------
 

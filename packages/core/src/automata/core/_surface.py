@@ -121,8 +121,7 @@ class RunSurface(ABC, Generic[DepsT]):
 
         `task` is a string, a list of blocks or a user `Message`; on a session, None
         continues an interrupted run without adding a message (L53). Per-run keywords
-        (`call_options`, `tool_policy`, `max_steps`, `max_correction_turns`,
-        `native_structured_output`, `hooks`, `usage_limits`) apply to this run only.
+        (`RunOptions`, docs/loop.md L4) apply to this run only.
         `deps` is handed to the run's tools and dynamic prompts (L62).
 
         `output_type` asks for typed output, returned as `result.output`. Accepted: a
