@@ -170,14 +170,20 @@ async def test_a_parents_per_tool_timeout_does_not_cut_off_its_sub_agents_calls(
 # -- the per-run keywords ---------------------------------------------------------------
 
 
+def listed_keywords(text: str) -> list[str]:
+    """The keywords in the first parenthesis of `text`, as written."""
+    return re.findall(r"`([a-z_]+)`", text[text.index("(") : text.index(")")])
+
+
 def test_rule_L4_names_the_fields_of_the_run_options_value_and_deps() -> None:
-    """L4: the keywords the rule lists are `PerRun`'s fields and `deps`, and the
-    `**per_run` signature type (`RunOptions`) has the same names but `output_type`,
-    which every run method takes on its own."""
+    """L4: the keywords the rule (and the core README) lists are `PerRun`'s fields and
+    `deps`, and the `**per_run` signature type (`RunOptions`) has the same names but
+    `output_type`, which every run method takes on its own."""
     text = DOC.read_text(encoding="utf-8")
     rule = text[text.index("**L4.**") : text.index("**L5.**")]
-    listed = re.findall(r"`([a-z_]+)`", rule[rule.index("(") : rule.index(")")])
-    assert listed == [*RUN_KEYWORDS, "deps"]
+    assert listed_keywords(rule) == [*RUN_KEYWORDS, "deps"]
+    readme = (ROOT / "packages" / "core" / "README.md").read_text(encoding="utf-8")
+    assert listed_keywords(readme[readme.index("Per-run keywords (") :]) == [*RUN_KEYWORDS, "deps"]
     assert set(RunOptions.__optional_keys__) == set(RUN_KEYWORDS) - {"output_type"}
     assert RunOptions.__required_keys__ == frozenset()
 
