@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from automata.core import Agent, Message, ToolLimits, ToolPolicy, as_tool, tool
+from automata.core import (
+    Agent,
+    ArgumentTypeError,
+    Message,
+    RunOptions,
+    ToolLimits,
+    ToolPolicy,
+    as_tool,
+    tool,
+)
+from automata.core._run_arguments import RUN_KEYWORDS
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_results
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -156,3 +166,35 @@ async def test_a_parents_per_tool_timeout_does_not_cut_off_its_sub_agents_calls(
     result = await parent.run("go")
     assert tool_results(worker_model.requests[1].messages) == [("w1", "slow but done", False)]
     assert tool_results(result.messages) == [("p1", "ok", False)]
+
+
+# -- the per-run keywords ---------------------------------------------------------------
+
+
+def listed_keywords(text: str) -> list[str]:
+    """The keywords in the first parenthesis of `text`, as written."""
+    return re.findall(r"`([a-z_]+)`", text[text.index("(") : text.index(")")])
+
+
+def test_rule_L4_names_the_fields_of_the_run_options_value_and_deps() -> None:
+    """L4: the keywords the rule (and the core README) lists are `PerRun`'s fields and
+    `deps`, and the `**per_run` signature type (`RunOptions`) has the same names but
+    `output_type`, which every run method takes on its own."""
+    text = DOC.read_text(encoding="utf-8")
+    rule = text[text.index("**L4.**") : text.index("**L5.**")]
+    assert listed_keywords(rule) == [*RUN_KEYWORDS, "deps"]
+    readme = (ROOT / "packages" / "core" / "README.md").read_text(encoding="utf-8")
+    assert listed_keywords(readme[readme.index("Per-run keywords (") :]) == [*RUN_KEYWORDS, "deps"]
+    assert set(RunOptions.__optional_keys__) == set(RUN_KEYWORDS) - {"output_type"}
+    assert RunOptions.__required_keys__ == frozenset()
+
+
+async def test_an_unknown_run_keyword_is_refused_naming_every_keyword_a_run_accepts() -> None:
+    """L4: the accepted list in the message is derived from the run options' fields."""
+    agent = Agent(ScriptedProvider([Message.assistant("never")]))
+    with pytest.raises(ArgumentTypeError) as caught:
+        await agent.run("x", max_turns=3)  # type: ignore[call-overload]
+    accepted = ", ".join(sorted([*RUN_KEYWORDS, "deps"]))
+    assert str(caught.value) == (
+        f"Agent.run() got unexpected keyword argument 'max_turns'; it accepts: {accepted}"
+    )

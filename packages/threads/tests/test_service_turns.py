@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from automata.core import Agent, Approval, Message, ModelRequest, tool
+from automata.core import Agent, Approval, Message, ModelRequest, ModelRetry, tool
 from automata.core.testing import FunctionProvider, ScriptedProvider, tool_call, tool_calls
 from automata.threads import AgentRequest, ItemNotFoundError, ThreadService, ThreadView
 from automata.threads.store import ThreadStore
@@ -278,3 +278,33 @@ async def test_cancel_before_the_turn_starts_ends_it_and_the_queue_goes_on(
         ("assistant", "answer 1"),
     ]
     assert gate.calls == 1
+
+
+async def test_a_validators_correction_is_journaled_between_the_two_answers(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T7: every message the run committed is journaled, the correction an output
+    validator asks for (core rule L94) too, so the thread's transcript never holds two
+    assistant messages in a row."""
+    attempts: list[str] = []
+
+    def not_first(ctx: object, text: str) -> str:
+        attempts.append(text)
+        if len(attempts) == 1:
+            raise ModelRetry("say it again, in capitals")
+        return text
+
+    agent = Agent(ScriptedProvider(["hello", "HELLO"]))
+    agent.output_validator(not_first)
+    service = await service_for(lambda r: agent)
+    thread = await service.create(request_key="c")
+    await service.send(thread.thread_id, "greet", request_key="s")
+    done = await settle(service, thread.thread_id)
+    assert done.status == "done"
+    history = await service.history(thread.thread_id)
+    assert [(entry.message.role, entry.message.text) for entry in history.entries] == [
+        ("user", "greet"),
+        ("assistant", "hello"),
+        ("user", "say it again, in capitals"),
+        ("assistant", "HELLO"),
+    ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
-from operator import is_
 from typing import Any, Generic, overload
 
 from opentelemetry.trace import TracerProvider
@@ -12,7 +11,7 @@ from opentelemetry.trace import TracerProvider
 from automata.core._approval import Approver
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
-from automata.core._errors import ArgumentTypeError, InvalidArgumentError, ToolDefinitionError
+from automata.core._errors import ArgumentTypeError, ToolDefinitionError
 from automata.core._guardrails import (
     InputGuardrail,
     InputGuardrailFunction,
@@ -25,12 +24,14 @@ from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
 from automata.core._model_strings import resolve_model
 from automata.core._options import CallOptions
+from automata.core._output_stage import OutputPlan
 from automata.core._output_validators import OutputT, OutputValidator, check_output_validator
 from automata.core._policy import ToolPolicy
 from automata.core._prompts import PromptFunction, PromptPart, check_prompt_part
 from automata.core._provider import Provider, ToolSpec
 from automata.core._result import RunResult
-from automata.core._runner import RunOptions, RunPlan, check_max_steps, run_steps
+from automata.core._run_arguments import PLAIN_RUN, PerRun
+from automata.core._runner import RunPlan, check_max_steps, run_steps
 from automata.core._scope import RunScope
 from automata.core._session import Session
 from automata.core._steps import Step
@@ -85,9 +86,8 @@ def _output_guardrail(item: object) -> OutputGuardrail[Any]:
     return item if isinstance(item, OutputGuardrail) else OutputGuardrail(item)  # type: ignore[arg-type]
 
 
-def _same_objects(first: tuple[object, ...], second: tuple[object, ...]) -> bool:
-    """Whether two keys of the same length hold the very same objects, in order."""
-    return all(map(is_, first, second))
+_NOT_SETTINGS = frozenset({"_plan_cache", "_system_message"})
+"""Attributes an agent sets for itself that no plan is built from."""
 
 
 class Agent(RunSurface[DepsT], Generic[DepsT]):
@@ -99,10 +99,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     string `"provider:model"` (`"anthropic:claude-sonnet-4-5"`, `"openai:gpt-4o"`)
     that an installed extension resolves with its defaults; anything else raises
     `ArgumentTypeError` here, and a prefix no installed extension provides raises
-    `UnknownProviderError` naming the package to install. Per-run keywords (`call_options`,
-    `tool_policy`, `max_steps`, `output_type`, `max_correction_turns`,
-    `native_structured_output`, `hooks`, `usage_limits`, `deps`) apply to that run only
-    and never change the agent.
+    `UnknownProviderError` naming the package to install. Per-run keywords (the fields of
+    `PerRun`, and `deps`: L4) apply to that run only and never change the agent.
 
     `system_prompt` is text or a function of the `RunContext` evaluated when a run
     starts a transcript (L65); `instructions` (and `@agent.instructions`) are evaluated
@@ -171,7 +169,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self.hooks: tuple[Hook, ...] = tuple(hooks)
         self.usage_limits = usage_limits
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
-        self._plan_cache: tuple[tuple[object, ...], RunPlan] | None = None
+        self._plan_cache: RunPlan | None = None
         self._system_message: Message | None = None
         self._tools: dict[str, Tool] = {}
         self._specs: tuple[ToolSpec, ...] = ()
@@ -385,127 +383,61 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
 
     # -- runs --------------------------------------------------------------------
 
-    def _plan(
-        self,
-        *,
-        call_options: CallOptions | None = None,
-        tool_policy: ToolPolicy | None = None,
-        max_steps: int | None = None,
-        output_type: type[Any] | None = None,
-        max_correction_turns: int = 1,
-        native_structured_output: bool = False,
-        hooks: Iterable[Hook] = (),
-        usage_limits: UsageLimits | None = None,
-        name: str | None = None,
-        output_validators: Sequence[OutputValidator[Any, Any]] = (),
-        approver: Approver | None = None,
-    ) -> RunPlan:
-        """Resolve per-run keywords over the agent's settings (nothing is mutated)."""
-        for validator in output_validators:
-            check_output_validator(validator)
-        plain = (
-            call_options is None
-            and tool_policy is None
-            and max_steps is None
-            and output_type is None
-            and max_correction_turns == 1
-            and not native_structured_output
-            and not hooks
-            and usage_limits is None
-            and name is None
-            and not output_validators
-            and approver is None
-        )
-        if plain:
-            cached = self._plan_cache
-            if cached is not None and _same_objects(cached[0], self._config_key()):
-                return cached[1]
-        plan = self._build_plan(
-            call_options=call_options,
-            tool_policy=tool_policy,
-            max_steps=max_steps,
-            output_type=output_type,
-            max_correction_turns=max_correction_turns,
-            native_structured_output=native_structured_output,
-            hooks=hooks,
-            usage_limits=usage_limits,
-            name=name,
-            output_validators=tuple(output_validators),
-            approver=approver,
-        )
-        if plain:
-            self._plan_cache = (self._config_key(), plan)
+    def _plan(self, options: PerRun = PLAIN_RUN, *, name: str | None = None) -> RunPlan:
+        """Resolve a run's options over the agent's settings (nothing is mutated).
+        `name` names the run's agent instead (a sub-agent tool's). The plan of a plain
+        run is kept until a setting of the agent changes (`__setattr__`)."""
+        if options is not PLAIN_RUN or name is not None:
+            return self._build_plan(options, name)
+        plan = self._plan_cache
+        if plan is None:
+            plan = self._plan_cache = self._build_plan(options, None)
         return plan
 
-    def _config_key(self) -> tuple[object, ...]:
-        """Everything a plan is built from. A plan built from the very same objects is
-        the same plan; the cache holds them, so an identity is never reused."""
-        return (
-            self.provider,
-            self.name,
-            self._tools,
-            self.call_options,
-            self.tool_policy,
-            self.approver,
-            self.hooks,
-            self.max_steps,
-            self.tracing,
-            self.usage_limits,
-            self.system_prompt,
-            self._instructions,
-            self._output_validators,
-            self._input_guardrails,
-            self._output_guardrails,
-            self._handoffs,
-        )
+    def __setattr__(self, attribute: str, value: object) -> None:
+        """Every setting is read when a run starts (L4): setting one (or registering a
+        tool, a handoff, a validator, ...) drops the cached plan of a plain run."""
+        object.__setattr__(self, attribute, value)
+        if attribute not in _NOT_SETTINGS:
+            object.__setattr__(self, "_plan_cache", None)
 
-    def _build_plan(
-        self,
-        *,
-        call_options: CallOptions | None,
-        tool_policy: ToolPolicy | None,
-        max_steps: int | None,
-        output_type: type[Any] | None,
-        max_correction_turns: int,
-        native_structured_output: bool,
-        hooks: Iterable[Hook],
-        usage_limits: UsageLimits | None,
-        name: str | None,
-        output_validators: tuple[OutputValidator[Any, Any], ...],
-        approver: Approver | None,
-    ) -> RunPlan:
-        steps = self.max_steps if max_steps is None else check_max_steps(max_steps)
-        if max_correction_turns < 0:
-            raise InvalidArgumentError(
-                f"max_correction_turns must be >= 0, got {max_correction_turns}"
-            )
-        all_hooks = (*self.hooks, *hooks)
+    def _build_plan(self, options: PerRun, name: str | None) -> RunPlan:
+        all_hooks = (*self.hooks, *options.hooks)
         settings = RunSettings(
             provider=self.provider,
             agent=name or self.name,
             tools=self._tools,
             tool_specs=self._specs,
-            options=self.call_options.merged(call_options),
-            policy=tool_policy if tool_policy is not None else self.tool_policy,
-            approver=approver if approver is not None else self.approver,
+            options=self.call_options.merged(options.call_options),
+            policy=self.tool_policy if options.tool_policy is None else options.tool_policy,
+            approver=self.approver if options.approver is None else options.approver,
             pre_send=_pre_send_hooks(all_hooks),
-            max_steps=steps,
-            usage_limits=usage_limits if usage_limits is not None else self.usage_limits,
+            max_steps=self.max_steps if options.max_steps is None else options.max_steps,
+            usage_limits=self.usage_limits
+            if options.usage_limits is None
+            else options.usage_limits,
             system_prompt=None if isinstance(self.system_prompt, str) else self.system_prompt,
             instructions=self._instructions,
             tracing=self.tracing,
             threads=self._threads,
             handoffs=self._handoffs,
         )
+        output_type = options.output_type
+        validators = (*self._output_validators, *options.output_validators)
+        output = None
+        if output_type is not None or validators or self._output_guardrails:
+            output = OutputPlan(
+                structured=None if output_type is None else StructuredOutput(output_type),
+                max_correction_turns=options.max_correction_turns,
+                native=options.native_structured_output,
+                validators=validators,
+                guardrails=self._output_guardrails,
+            )
         return RunPlan(
             settings=settings,
             post_run=_post_run_hooks(all_hooks),
-            structured=None if output_type is None else StructuredOutput(output_type),
-            max_correction_turns=max_correction_turns,
-            native_structured_output=native_structured_output,
-            output_validators=(*self._output_validators, *output_validators),
+            output=output,
             input_guardrails=self._input_guardrails,
-            output_guardrails=self._output_guardrails,
         )
 
     def _start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:
@@ -524,8 +456,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             transcript.insert(0, cached)
         return transcript
 
-    def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
-        return self._plan(output_type=output_type, **options)
+    def _plan_run(self, options: PerRun) -> RunPlan:
+        return self._plan(options)
 
     def _steps(
         self,

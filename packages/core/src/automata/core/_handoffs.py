@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from automata.core._blocks import Message, ToolResultBlock, ToolUseBlock
 from automata.core._errors import ArgumentTypeError
-from automata.core._options import CallOptions
 from automata.core._prompts import PromptPart
 from automata.core._tools import ToolContext, ToolResult
 
@@ -75,12 +74,12 @@ def handoff(
     return Handoff(agent, name=name or "", description=description or "")
 
 
-def handed_off(current: RunSettings, target: Handoff) -> tuple[RunSettings, RunSettings]:
-    """The settings a run goes on with after handing off to `target`: its base (the
-    target's settings under the run's limits, output type aside) and those with the
-    run's typed output applied as `current` applied it."""
+def handed_off(current: RunSettings, target: Handoff) -> RunSettings:
+    """The settings a run goes on with after handing off to `target`: the target's
+    own, under the run's step and usage limits and tracing. The run's output stage
+    applies its output type to them as it did to the first agent's (L94)."""
     agent = target.agent
-    base = replace(
+    return replace(
         agent._plan().settings,
         max_steps=current.max_steps,
         usage_limits=current.usage_limits,
@@ -88,21 +87,6 @@ def handed_off(current: RunSettings, target: Handoff) -> tuple[RunSettings, RunS
         system_prompt=None,
         system_swap=SystemSwap(agent.system_prompt),
     )
-    structured = current.structured
-    if structured is None:
-        return base, base
-    if current.output_schema is not None and base.provider.supports_native_output:
-        return base, replace(base, structured=structured, output_schema=current.output_schema)
-    options = base.options
-    if current.options.tool_choice == structured.tool_name:
-        options = options.merged(CallOptions(tool_choice=structured.tool_name))
-    typed = replace(
-        base,
-        structured=structured,
-        tool_specs=(*base.tool_specs, structured.spec),
-        options=options,
-    )
-    return base, typed
 
 
 def handoff_in(

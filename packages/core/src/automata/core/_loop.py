@@ -25,7 +25,6 @@ from automata.core._blocks import (
 from automata.core._call_ids import unique_call_ids, wire_call_ids
 from automata.core._deps import RunContext
 from automata.core._errors import (
-    CompletionError,
     IncompleteResponseError,
     MaxStepsError,
     ProviderError,
@@ -48,6 +47,7 @@ from automata.core._hooks import Hook, send_through
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
 from automata.core._options import CallOptions
+from automata.core._output_stage import OutputStage
 from automata.core._partial import NO_VALUE, PartialOutput
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._prompts import (
@@ -68,18 +68,19 @@ from automata.core._provider import (
     ToolCallDelta,
     ToolSpec,
 )
+from automata.core._replies import refusal
 from automata.core._result import RunResult
 from automata.core._run_arguments import pending_calls
 from automata.core._scope import RunScope
 from automata.core._steps import ModelStep, Step, StepRun, ToolStep
 from automata.core._stop import StopReason
-from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt, StructuredOutput
+from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt
 from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
 from automata.core._usage import Usage
 
-__all__ = ["STOPPED_BEFORE_TOOLS", "LoopOutcome", "RunLoop", "RunSettings"]
+__all__ = ["STOPPED_BEFORE_TOOLS", "RunLoop", "RunSettings"]
 
 STOPPED_BEFORE_TOOLS = "canceled: the run was stopped before this call ran"
 
@@ -106,7 +107,6 @@ class RunSettings:
     """A dynamic system prompt, evaluated when a run starts a transcript without one."""
     instructions: tuple[PromptPart[Any], ...] = ()
     """Evaluated before every provider call and sent, never stored."""
-    structured: StructuredOutput[Any] | None = None
     output_schema: OutputSchema | None = None
     tracing: Tracing = field(default_factory=Tracing.create)
     threads: ThreadSlots = field(default_factory=ThreadSlots)
@@ -115,16 +115,6 @@ class RunSettings:
     """The agent's handoff tools by name (they are in `tools` too)."""
     system_swap: SystemSwap | None = None
     """After a handoff: the system prompt sent in place of the transcript's."""
-
-
-@dataclass(slots=True)
-class LoopOutcome:
-    """A finished run and, for typed runs, the structured output it attempted."""
-
-    result: RunResult[str]
-    attempt: StructuredAttempt | None = None
-    handoff_base: RunSettings | None = None
-    """When the run handed off: the settings later passes of the run start from."""
 
 
 @dataclass(slots=True)
@@ -139,7 +129,9 @@ class _RunState:
 class RunLoop:
     """Runs provider turns and tool batches on a transcript until the model answers.
 
-    `steps()` appends every committed message to the transcript. It raises `RunError`
+    `steps()` appends every committed message to the transcript; a turn that would
+    end the run goes through the run's `OutputStage` (when it has one), which may
+    append a correction and let the loop go on (L94). It raises `RunError`
     subclasses (or `ProviderError`) carrying the partial result, and re-raises
     cancellation after committing a result for every pending tool call; `result()`
     reports the run as far as it got at any time.
@@ -152,11 +144,11 @@ class RunLoop:
         "depth",
         "emit",
         "guard",
-        "handoff_base",
         "invocation_id",
         "meter",
         "on_handoff",
         "open_calls",
+        "output",
         "retries",
         "scope",
         "settings",
@@ -172,10 +164,11 @@ class RunLoop:
         depth: int,
         scope: RunScope,
         deps: Any = None,
-        retries: ToolRetries | None = None,
+        output: OutputStage | None = None,
     ) -> None:
-        self.settings = settings
-        self.retries = retries if retries is not None else ToolRetries()
+        self.output = output
+        self.settings = settings if output is None else output.settings(settings)
+        self.retries = ToolRetries()
         self.deps = deps
         self.transcript = transcript
         self.invocation_id = invocation_id
@@ -191,7 +184,6 @@ class RunLoop:
         guard = scope.input_guard
         self.guard = guard if guard is not None and not guard.spent else None
         self.on_handoff = scope.on_handoff
-        self.handoff_base: RunSettings | None = None
         self.scope = RunScope(emit=scope.emit, budget=self.budget, usage=scope.usage)
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
@@ -221,8 +213,8 @@ class RunLoop:
 
     # -- the loop ----------------------------------------------------------------
 
-    async def steps(self) -> AsyncGenerator[Step | LoopOutcome, None]:
-        """Each model turn and each tool batch as it is committed, then the outcome.
+    async def steps(self) -> AsyncGenerator[Step | RunResult[Any], None]:
+        """Each model turn and each tool batch as it is committed, then the result.
 
         Closed early (`aclose()` at a step), the run stops there: a turn whose calls
         have not run gets a `canceled` result for each of them, so the transcript
@@ -240,11 +232,12 @@ class RunLoop:
                     self.open_calls = calls
                 else:
                     if state.steps >= settings.max_steps:
-                        still = (
-                            "its turn still paused"
-                            if state.stop_reason is StopReason.PAUSED
-                            else "the model still calling tools"
-                        )
+                        if state.stop_reason is StopReason.PAUSED:
+                            still = "its turn still paused"
+                        elif transcript[-1].role == "user":  # a correction (L94)
+                            still = "its answer not yet accepted"
+                        else:
+                            still = "the model still calling tools"
                         raise self.fail(
                             MaxStepsError(
                                 f"run stopped after max_steps={settings.max_steps} with {still}"
@@ -269,11 +262,12 @@ class RunLoop:
                         self.open_calls = ()
                         if response.stop_reason is StopReason.PAUSED:
                             continue  # the paused turn goes back as it is (L92)
-                        attempt = None
-                        if settings.structured is not None:
-                            attempt = settings.structured.parse_text(message.text)
-                        yield LoopOutcome(self.result(), attempt, self.handoff_base)
-                        return
+                        final = await self.answered(None)
+                        if final is not None:
+                            yield final
+                            return
+                        settings = self.settings
+                        continue
                 self.open_calls = ()
                 self.emit_calls(calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
@@ -303,9 +297,12 @@ class RunLoop:
                 if target is not None:
                     settings = self.settings
                     run = StepRun(settings.agent, self.invocation_id, transcript)
-                if attempt is not None:
-                    yield LoopOutcome(self.result(), attempt, self.handoff_base)
-                    return
+                if attempt is not None:  # the model answered through the hidden tool
+                    final = await self.answered(attempt)
+                    if final is not None:
+                        yield final
+                        return
+                    settings = self.settings
         except asyncio.CancelledError:
             state.stop_reason = StopReason.CANCELLED
             raise
@@ -313,11 +310,25 @@ class RunLoop:
             self.stop_early()
             raise
 
+    async def answered(self, attempt: StructuredAttempt | None) -> RunResult[Any] | None:
+        """The run's result for the answer just committed, or None when the output
+        stage rejected it and appended its correction: the loop goes on (L94)."""
+        stage = self.output
+        if stage is None:
+            return self.result()
+        verdict = await stage.judge(self.result(), attempt)
+        if isinstance(verdict, RunResult):
+            return verdict
+        self.transcript.append(verdict)
+        self.settings = stage.settings()
+        return None
+
     def hand_off(self, target: Handoff) -> None:
         """Go on with `target`'s agent: new settings (the run's limits and output type
         kept), a fresh batch context, the event, and the session told (L81)."""
         before = self.settings.agent
-        self.handoff_base, self.settings = handed_off(self.settings, target)
+        base = handed_off(self.settings, target)
+        self.settings = base if self.output is None else self.output.settings(base)
         self.batch_context = None
         if self.emit is not None:
             self.emit(
@@ -364,7 +375,7 @@ class RunLoop:
                 tools=settings.tools,
                 policy=settings.policy,
                 approver=settings.approver,
-                structured=settings.structured,
+                structured=None if self.output is None else self.output.structured,
                 budget=self.budget,
                 scope=self.scope,
                 tracing=settings.tracing,
@@ -498,7 +509,7 @@ class RunLoop:
         text: list[str] = []
         streamed = False
         response: ModelResponse | None = None
-        structured = self.settings.structured
+        structured = None if self.output is None else self.output.structured
         partial: PartialOutput | None = None
         try:
             # The hot path of a streamed run: one pass per delta, events built inline.
@@ -592,37 +603,9 @@ class RunLoop:
             and message.content
         ):
             return  # the common replies: an answer, or a turn of tool calls
-        problem: RunError | None = None
-        if message.role != "assistant":
-            problem = CompletionError(f"provider returned a {message.role} message")
-        elif not message.content:
-            problem = IncompleteResponseError(
-                f"provider returned an empty message (stop reason {stop.value})"
-            )
-        elif stop is StopReason.END_TURN and has_calls:
-            problem = IncompleteResponseError("stop reason end_turn but the message calls tools")
-        elif stop is StopReason.TOOL_USE and not has_calls:
-            problem = IncompleteResponseError("stop reason tool_use but the message calls no tool")
-        elif stop is StopReason.MAX_TOKENS and has_calls:
-            problem = IncompleteResponseError("max_tokens reached inside a tool call")
-        elif stop is StopReason.PAUSED:
-            if not has_calls:
-                return
-            problem = IncompleteResponseError("a paused turn that calls tools")
-        elif stop is StopReason.INCOMPLETE:
-            problem = IncompleteResponseError("provider reported an incomplete response")
-        elif stop in (StopReason.END_TURN, StopReason.TOOL_USE, StopReason.MAX_TOKENS):
-            return
-        else:
-            raw = response.raw_stop_reason or stop.value
-            problem = CompletionError(
-                f"model stopped with {stop.value} (raw stop reason {raw!r})",
-                raw_stop_reason=response.raw_stop_reason,
-            )
-        status = StopReason.INCOMPLETE if isinstance(problem, IncompleteResponseError) else stop
-        if status in (StopReason.END_TURN, StopReason.TOOL_USE):
-            status = StopReason.ERROR
-        raise self.fail(problem, status)
+        refused = refusal(response, has_calls)
+        if refused is not None:
+            raise self.fail(*refused)
 
     # -- events ------------------------------------------------------------------
 

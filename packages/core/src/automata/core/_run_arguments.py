@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
+from dataclasses import dataclass, fields
+from typing import Any, TypedDict, cast
 
 from automata.core._approval import Approver
 from automata.core._blocks import (
@@ -24,10 +25,13 @@ from automata.core._errors import ArgumentTypeError, InvalidArgumentError, Trans
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits
 from automata.core._options import CallOptions
-from automata.core._output_validators import OutputValidator
+from automata.core._output_validators import OutputValidator, check_output_validator
 from automata.core._policy import ToolPolicy
 
 __all__ = [
+    "PLAIN_RUN",
+    "RUN_KEYWORDS",
+    "PerRun",
     "RunOptions",
     "Task",
     "check_max_steps",
@@ -40,9 +44,54 @@ __all__ = [
 Task = str | Sequence[Block] | Message
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PerRun:
+    """One run's per-run keywords, checked and frozen: the surface (`run`, `run_sync`,
+    `stream`, `iter`) makes it from the keywords it was given and passes it whole to
+    the plan the loop runs (L4). Its fields are the keywords, with their defaults;
+    the run's `deps` are passed beside it (they belong to the run, not its plan).
+    Raises `ArgumentTypeError` / `InvalidArgumentError` for a value no run accepts."""
+
+    output_type: type[Any] | None = None
+    call_options: CallOptions | None = None
+    tool_policy: ToolPolicy | None = None
+    max_steps: int | None = None
+    max_correction_turns: int = 1
+    native_structured_output: bool = False
+    hooks: tuple[Hook, ...] = ()
+    usage_limits: UsageLimits | None = None
+    output_validators: tuple[OutputValidator[Any, Any], ...] = ()
+    approver: Approver | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hooks", tuple(self.hooks))
+        object.__setattr__(self, "output_validators", tuple(self.output_validators))
+        for validator in self.output_validators:
+            check_output_validator(validator)
+        if self.max_steps is not None:
+            check_max_steps(self.max_steps)
+        if self.max_correction_turns < 0:
+            raise InvalidArgumentError(
+                f"max_correction_turns must be >= 0, got {self.max_correction_turns}"
+            )
+
+    @staticmethod
+    def of(output_type: type[Any] | None, given: RunOptions) -> PerRun:
+        """The value for keywords already checked by name (`check_run_keywords`);
+        `PLAIN_RUN` when none was given."""
+        if output_type is None and not given:
+            return PLAIN_RUN
+        return PerRun(output_type=output_type, **cast(dict[str, Any], given))
+
+
+PLAIN_RUN = PerRun()
+"""A run given no per-run keyword: the agent's settings as they are."""
+
+
 class RunOptions(TypedDict, total=False):
-    """Per-run keywords accepted by `run`, `run_sync` and `stream` (besides
-    `output_type`); each applies to that run only."""
+    """The per-run keywords as `**per_run` takes them (for type checkers): the fields
+    of `PerRun` but `output_type`, which the methods take on its own to type their
+    result. A test holds the two to the same names."""
 
     call_options: CallOptions | None
     tool_policy: ToolPolicy | None
@@ -55,7 +104,9 @@ class RunOptions(TypedDict, total=False):
     approver: Approver | None
 
 
-_RUN_KEYWORDS = tuple(sorted({*RunOptions.__required_keys__, *RunOptions.__optional_keys__}))
+RUN_KEYWORDS = tuple(field.name for field in fields(PerRun))
+"""Every per-run keyword, in `PerRun`'s order; with `deps`, what a run accepts."""
+_PER_RUN = frozenset(RUN_KEYWORDS) - {"output_type"}
 
 
 def new_invocation_id() -> str:
@@ -65,9 +116,9 @@ def new_invocation_id() -> str:
 def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
     """Refuse per-run keywords that `method` (as users call it, e.g. `Agent.run`) does
     not accept, naming the ones it does. Raises `ArgumentTypeError`."""
-    unknown = [key for key in given if key not in _RUN_KEYWORDS]
+    unknown = [key for key in given if key not in _PER_RUN]
     if unknown:
-        accepted = ", ".join(sorted((*_RUN_KEYWORDS, "deps", "output_type")))
+        accepted = ", ".join(sorted((*RUN_KEYWORDS, "deps")))
         plural = "s" if len(unknown) > 1 else ""
         raise ArgumentTypeError(
             f"{method}() got unexpected keyword argument{plural} "

@@ -18,7 +18,7 @@ from automata.core._handoffs import SystemSwap
 from automata.core._result import RunResult
 from automata.core._run_arguments import pending_calls
 from automata.core._runner import (
-    RunOptions,
+    PerRun,
     RunPlan,
     check_transcript,
     run_steps,
@@ -91,8 +91,8 @@ class Session(RunSurface[DepsT]):
             )
         return None
 
-    def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
-        plan = self.agent._plan(output_type=output_type, **options)
+    def _plan_run(self, options: PerRun) -> RunPlan:
+        plan = self.agent._plan(options)
         if not self._handed_off:
             return plan
         swap = SystemSwap(self.agent.system_prompt)

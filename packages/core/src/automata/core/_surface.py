@@ -20,6 +20,7 @@ from automata.core._events import StreamEvent
 from automata.core._iter import EventListener, RunSteps
 from automata.core._result import RunResult
 from automata.core._runner import (
+    PerRun,
     RunOptions,
     RunPlan,
     Task,
@@ -50,8 +51,8 @@ class RunSurface(ABC, Generic[DepsT]):
     """How users name an instance in code: `agent`, `session`."""
 
     @abstractmethod
-    def _plan_run(self, output_type: type[Any] | None, options: RunOptions) -> RunPlan:
-        """Resolve per-run keywords (already checked by name) into a plan."""
+    def _plan_run(self, options: PerRun) -> RunPlan:
+        """Resolve a run's options into a plan."""
 
     @abstractmethod
     def _steps(
@@ -85,7 +86,7 @@ class RunSurface(ABC, Generic[DepsT]):
         name = f"{type(self).__name__}.{method}"
         check_run_keywords(name, per_run)
         message = self._task_message(task, name)
-        return self._plan_run(output_type, per_run), message
+        return self._plan_run(PerRun.of(output_type, per_run)), message
 
     @overload
     async def run(
@@ -120,8 +121,7 @@ class RunSurface(ABC, Generic[DepsT]):
 
         `task` is a string, a list of blocks or a user `Message`; on a session, None
         continues an interrupted run without adding a message (L53). Per-run keywords
-        (`call_options`, `tool_policy`, `max_steps`, `max_correction_turns`,
-        `native_structured_output`, `hooks`, `usage_limits`) apply to this run only.
+        (`RunOptions`, docs/loop.md L4) apply to this run only.
         `deps` is handed to the run's tools and dynamic prompts (L62).
 
         `output_type` asks for typed output, returned as `result.output`. Accepted: a

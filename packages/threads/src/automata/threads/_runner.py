@@ -50,6 +50,7 @@ from automata.core import (
     Message,
     ModelStep,
     RunError,
+    Step,
     StreamEvent,
     TextBlock,
     ToolResultBlock,
@@ -405,6 +406,7 @@ class ThreadRunner:
         try:
             session = agent.session(transcript)
             journaled = len(session.messages) + (1 if task is not None else 0)
+            stepped = 0  # the transcript's length at this run's last step (0: none yet)
             steps = session.iter(
                 task,
                 invocation_id=invocation_id,
@@ -414,9 +416,11 @@ class ThreadRunner:
             )
             async with steps:
                 async for step in steps:
+                    between = _between_steps(turn_id, step, stepped)
                     if isinstance(step, ModelStep):
                         records = [
                             *compactions(),
+                            *between,
                             encode(
                                 "step",
                                 turn=turn_id,
@@ -449,10 +453,11 @@ class ThreadRunner:
                     elif isinstance(step, ToolStep):
                         records = [
                             *compactions(),
+                            *between,
                             encode("results", turn=turn_id, message=message_data(step.results)),
                         ]
                     await self._append(records)
-                    journaled = step.length
+                    journaled = stepped = step.length
                     if isinstance(step, ModelStep):
                         replies += 1
                         self.drafts.drop(self.thread_id, draft)
@@ -484,6 +489,18 @@ class ThreadRunner:
             await self._append(unjournaled)
         fold = await self.load(self.thread_id)
         await self._end(fold, turn, "done", None)
+
+
+def _between_steps(turn_id: str, step: Step, stepped: int) -> list[NewRecord]:
+    """What the run committed after its step that left the transcript `stepped`
+    messages long (0: no step yet) and before `step`: the correction of a rejected
+    final answer (core rule L94), a user message, journaled before `step`."""
+    if not stepped or step.length - 1 <= stepped:
+        return []
+    return [
+        encode("message", turn=turn_id, message=message_data(message))
+        for message in step.messages[stepped : step.length - 1]
+    ]
 
 
 def _result(call: ToolUseBlock, text: str, is_error: bool) -> ToolResultBlock:
