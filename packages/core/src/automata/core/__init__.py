@@ -97,7 +97,7 @@ from automata.core._result import RunResult
 from automata.core._retry import RetryPolicy
 from automata.core._runner import RunOptions, Task
 from automata.core._session import Session, SessionBusyError
-from automata.core._steps import ModelStep, Step, StepRun, ToolStep
+from automata.core._steps import ModelStep, RunRef, Step, ToolStep
 from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
@@ -183,13 +183,13 @@ __all__ = [
     "RunContext",
     "RunError",
     "RunOptions",
+    "RunRef",
     "RunResult",
     "RunSteps",
     "RunStream",
     "Session",
     "SessionBusyError",
     "Step",
-    "StepRun",
     "StopReason",
     "StreamAccumulator",
     "StreamEvent",

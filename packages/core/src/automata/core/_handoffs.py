@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from automata.core._agent import Agent
     from automata.core._loop import RunSettings
 
-__all__ = ["Handoff", "SystemSwap", "handed_off", "handoff", "handoff_in"]
+__all__ = ["Handoff", "SystemSwap", "handoff", "requested_handoff", "settings_after_handoff"]
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]+")
 _NO_ARGUMENTS: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -74,7 +74,7 @@ def handoff(
     return Handoff(agent, name=name or "", description=description or "")
 
 
-def handed_off(current: RunSettings, target: Handoff) -> RunSettings:
+def settings_after_handoff(current: RunSettings, target: Handoff) -> RunSettings:
     """The settings a run goes on with after handing off to `target`: the target's
     own, under the run's step and usage limits and tracing. The run's output stage
     applies its output type to them as it did to the first agent's (L94)."""
@@ -89,7 +89,7 @@ def handed_off(current: RunSettings, target: Handoff) -> RunSettings:
     )
 
 
-def handoff_in(
+def requested_handoff(
     handoffs: Mapping[str, Handoff], calls: tuple[ToolUseBlock, ...], results: Message
 ) -> Handoff | None:
     """The handoff a committed batch asked for: the first handoff call, in the model's

@@ -42,7 +42,7 @@ from automata.core._events import (
     ToolCallEvent,
     UsageEvent,
 )
-from automata.core._handoffs import Handoff, SystemSwap, handed_off, handoff_in
+from automata.core._handoffs import Handoff, SystemSwap, requested_handoff, settings_after_handoff
 from automata.core._hooks import Hook, send_through
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
@@ -72,7 +72,7 @@ from automata.core._replies import refusal
 from automata.core._result import RunResult
 from automata.core._run_arguments import pending_calls
 from automata.core._scope import RunScope
-from automata.core._steps import ModelStep, Step, StepRun, ToolStep
+from automata.core._steps import ModelStep, RunRef, Step, ToolStep
 from automata.core._stop import StopReason
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt
 from automata.core._threads import ThreadSlots, ToolThreads
@@ -222,7 +222,7 @@ class RunLoop:
         settings = self.settings
         state = self.state
         transcript = self.transcript
-        run = StepRun(settings.agent, self.invocation_id, transcript)
+        run = RunRef(settings.agent, self.invocation_id, transcript)
         # a transcript ending in a model turn whose calls have no results: run them first
         pending = pending_calls(transcript)
         try:
@@ -290,13 +290,13 @@ class RunLoop:
                         ),
                         StopReason.ERROR,
                     )
-                target = handoff_in(settings.handoffs, calls, transcript[-1])
+                target = requested_handoff(settings.handoffs, calls, transcript[-1])
                 if target is not None:
                     self.hand_off(target)
                 yield ToolStep(calls, transcript[-1], state.steps, run, len(transcript))
                 if target is not None:
                     settings = self.settings
-                    run = StepRun(settings.agent, self.invocation_id, transcript)
+                    run = RunRef(settings.agent, self.invocation_id, transcript)
                 if attempt is not None:  # the model answered through the hidden tool
                     final = await self.answered(attempt)
                     if final is not None:
@@ -327,7 +327,7 @@ class RunLoop:
         """Go on with `target`'s agent: new settings (the run's limits and output type
         kept), a fresh batch context, the event, and the session told (L81)."""
         before = self.settings.agent
-        base = handed_off(self.settings, target)
+        base = settings_after_handoff(self.settings, target)
         self.settings = base if self.output is None else self.output.settings(base)
         self.batch_context = None
         if self.emit is not None:

@@ -41,8 +41,8 @@ __all__ = [
     "check_max_steps",
     "check_run_keywords",
     "check_transcript",
-    "drive",
     "execute_run",
+    "final_result",
     "new_invocation_id",
     "run_steps",
     "task_message",
@@ -71,7 +71,7 @@ async def execute_run(
     deps: Any = None,
 ) -> RunResult[Any]:
     """Append `task` to `transcript` and run it to the end: `run_steps` driven through."""
-    return await drive(
+    return await final_result(
         run_steps(
             plan,
             transcript,
@@ -84,7 +84,7 @@ async def execute_run(
     )
 
 
-async def drive(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
+async def final_result(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
     """Run steps to the end and return the result they end with (L50)."""
     last: Step | RunResult[Any] | None = None
     async for last in steps:  # noqa: B007 (the last item is the result)

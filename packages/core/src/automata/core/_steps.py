@@ -13,13 +13,13 @@ from automata.core._blocks import Message, ToolUseBlock
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
-__all__ = ["ModelStep", "Step", "StepRun", "ToolStep"]
+__all__ = ["ModelStep", "RunRef", "Step", "ToolStep"]
 
 
 @dataclass(frozen=True, slots=True)
-class StepRun:
-    """What every step of one run shares: the run's agent, invocation id and
-    transcript. A run only ever appends to its transcript, so the messages a step
+class RunRef:
+    """The run a step belongs to, shared by every step of it: the run's agent,
+    invocation id and transcript. A run only ever appends to its transcript, so the messages a step
     was committed with are its first `length` messages, for good."""
 
     agent: str
@@ -43,7 +43,7 @@ class ModelStep:
     usage: Usage | None
     stop_reason: StopReason
     step: int
-    run: StepRun
+    run: RunRef
     length: int = field(repr=False)
 
     @property
@@ -69,7 +69,7 @@ class ToolStep:
     calls: tuple[ToolUseBlock, ...]
     results: Message
     step: int
-    run: StepRun
+    run: RunRef
     length: int = field(repr=False)
 
     @property

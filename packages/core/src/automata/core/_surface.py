@@ -25,7 +25,7 @@ from automata.core._runner import (
     RunPlan,
     Task,
     check_run_keywords,
-    drive,
+    final_result,
     new_invocation_id,
     task_message,
 )
@@ -74,7 +74,7 @@ class RunSurface(ABC, Generic[DepsT]):
         invocation_id: str,
         deps: Any,
     ) -> RunResult[Any]:
-        return await drive(self._steps(plan, task, scope, invocation_id, deps))
+        return await final_result(self._steps(plan, task, scope, invocation_id, deps))
 
     def _task_message(self, task: object, method: str) -> Message | None:
         """The message `task` becomes (None: continue without one, sessions only)."""
