@@ -437,24 +437,17 @@ class SDKProvider(ABC, Generic[ClientT]):
         `read` gets the HTTP response, its body read whole."""
         client, response_class = self.client, self.raw_response_class
 
-        async def once() -> ModelResponse:  # `call_reply`'s, inline: one call less
-            try:
-                raw = await post_raw(
-                    client,
-                    path,
-                    body,
-                    response_class=response_class,
-                    stream=False,
-                    options=post_options,
-                )
-            except Exception as error:
-                answered = None if answer is None else answer(error)
-                if answered is None:
-                    raise
-                return answered
-            return read(raw)
+        def send() -> Awaitable[Any]:
+            return post_raw(
+                client,
+                path,
+                body,
+                response_class=response_class,
+                stream=False,
+                options=post_options,
+            )
 
-        return await self._attempts(once, options)
+        return await self.call_reply(options, send, read, answer=answer)
 
     def stream_reply(
         self,
