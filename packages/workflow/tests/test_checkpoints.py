@@ -161,26 +161,33 @@ async def test_each_checkpoint_is_in_the_store_as_the_run_thread(
 async def test_a_healthy_long_node_keeps_its_lease_and_a_second_runner_is_refused(
     stores: Callable[[], ThreadStore],
 ) -> None:
-    """W8: heartbeats renew the lease while a node runs longer than its time to live."""
+    """W8: heartbeats renew the lease while a node runs longer than its time to live.
+
+    The node runs until the test lets it finish, so nothing races a fixed sleep; the
+    lease lives 1 s, so only an event-loop stall of most of a second (not a busy
+    machine's usual tens of milliseconds) could let it lapse between heartbeats."""
     calls = Calls()
+    release = asyncio.Event()
     store = await opened(stores())
     wf = Workflow[int, int]("slow")
 
     @wf.node
     async def slow(number: int) -> int:
         calls.reached.set()
-        await asyncio.sleep(1.0)
+        await release.wait()
         return number
 
     wf.entry(slow)
     wf.exit(slow)
-    first = wf.compile(store, lease_ttl=0.3)
+    first = wf.compile(store, lease_ttl=1.0)
     task = asyncio.create_task(first.invoke(7, run_id="r1"))
     await calls.reached.wait()
-    await asyncio.sleep(0.6)  # two lease lifetimes
-    second = wf.compile(await opened(stores()), lease_ttl=0.3)
+    await asyncio.sleep(2.2)  # past two lease lifetimes: only heartbeats keep it
+    second = wf.compile(await opened(stores()), lease_ttl=1.0)
     with pytest.raises(RunBusyError):
         await second.invoke(7, run_id="r1")
+    assert not task.done()
+    release.set()
     assert await task == 7
 
 
