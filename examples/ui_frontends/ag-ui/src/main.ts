@@ -152,7 +152,7 @@ function render(): void {
   if (atBottom || status !== "streaming") list.scrollTop = list.scrollHeight;
   errorLine.textContent = errorText;
   errorLine.hidden = !errorText;
-  statusText.textContent = status;
+  statusText.textContent = status === "waiting" ? "waiting for your approval" : status;
   footer.dataset.status = status;
   const usage = (agent.state as { usage?: Usage } | undefined)?.usage;
   usageText.textContent = usage ? `${usage.inputTokens} in · ${usage.outputTokens} out` : "";

@@ -114,6 +114,10 @@ function App() {
   const [input, setInput] = useState("");
   const end = useRef<HTMLLIElement>(null);
   const busy = status === "submitted" || status === "streaming";
+  const waiting =
+    !busy &&
+    (messages.at(-1)?.parts.some((p) => isToolUIPart(p) && p.state === "approval-requested") ?? false);
+  const shown = waiting ? "waiting" : status;
 
   useEffect(() => {
     document.body.dataset.ready = "";
@@ -172,8 +176,8 @@ function App() {
           <button type="submit" id="send" disabled={!input.trim()}>Send</button>
         )}
       </form>
-      <footer id="status" data-status={status}>
-        <span>{status}</span>
+      <footer id="status" data-status={shown}>
+        <span>{waiting ? "waiting for your approval" : status}</span>
         {usage && (
           <span id="usage">
             {usage.inputTokens} in · {usage.outputTokens} out
