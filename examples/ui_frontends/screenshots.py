@@ -68,12 +68,14 @@ def take(folder: Path, docs: Path) -> list[Path]:
         build(name)
     docs.mkdir(parents=True, exist_ok=True)
     shots: list[Path] = []
-    with running_server(folder / "server.log", pace=0.005) as url:
-        with headless_chromium(viewport=(1280, 800)) as browser:
-            for name in FRONT_ENDS:
-                page = browser.new_page()
-                _front_end(page, url, name, docs, shots)
-                page.close()
+    with (
+        running_server(folder / "server.log", pace=0.005) as url,
+        headless_chromium(viewport=(1280, 800)) as browser,
+    ):
+        for name in FRONT_ENDS:
+            page = browser.new_page()
+            _front_end(page, url, name, docs, shots)
+            page.close()
     return shots
 
 

@@ -16,8 +16,10 @@ FRONT_ENDS = ["ai-sdk", "ag-ui"]
 WIDTHS = [1280, 390]
 
 
-@pytest.fixture(params=[(name, width) for name in FRONT_ENDS for width in WIDTHS],
-                ids=lambda case: f"{case[0]}-{case[1]}px")
+@pytest.fixture(
+    params=[(name, width) for name in FRONT_ENDS for width in WIDTHS],
+    ids=lambda case: f"{case[0]}-{case[1]}px",
+)
 def front_end(
     request: pytest.FixtureRequest, browser: BrowserContext, server: str
 ) -> Iterator[FrontEnd]:

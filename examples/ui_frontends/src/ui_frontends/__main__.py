@@ -19,7 +19,9 @@ from ui_frontends.demo import APPROVAL_REQUIRED, demo_agent
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until stopped (Ctrl+C or SIGTERM); the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m ui_frontends", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ui_frontends", description=__doc__.split("\n")[0]
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to serve on (default: loopback only)"
     )

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import Any
 
+import anyio
 from chat.app import PAGE_POLICY
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -52,7 +53,7 @@ def _page(path: Path, missing: str) -> Callable[[Request], Awaitable[Response]]:
     `missing` when the file is not there."""
 
     async def page(request: Request) -> Response:
-        if not path.is_file():
+        if not await anyio.Path(path).is_file():
             return PlainTextResponse(missing, 503, headers=_NO_STORE)
         return FileResponse(path, headers={**_NO_STORE, "Content-Security-Policy": PAGE_POLICY})
 
