@@ -14,24 +14,12 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
-    ReasoningEndEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
-    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    StateDeltaEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
     ToolCallArgsEvent,
     ToolCallEndEvent,
-    ToolCallResultEvent,
     ToolCallStartEvent,
 )
 
@@ -47,13 +35,11 @@ from automata.core import (
     Usage,
     UsageEvent,
 )
+from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
 from automata.ui._driver import Deferred, Failed, Finished, RunItem
-from automata.ui._vercel_chunks import approval_id, error_text, usage_data
+from automata.ui._wire_values import approval_id, error_text
 
 __all__ = ["APPROVAL_REASON", "AGUIEventWriter"]
-
-APPROVAL_REASON = "tool_approval"
-"""The `reason` of the interrupt a call waiting for approval ends the run with."""
 
 
 class AGUIEventWriter:
@@ -65,8 +51,8 @@ class AGUIEventWriter:
         self._run = run_id
         self._turn = 0
         self._message: str | None = None
-        self._open: str | None = None  # "text" | "reasoning"
-        self._in_step: str | None = None
+        self._text = TextRuns()
+        self._steps = Steps()
         self._started: set[str] = set()
         self._ended: set[str] = set()
         self._usage = Usage()
@@ -93,12 +79,7 @@ class AGUIEventWriter:
         elif isinstance(item, ToolResultEvent):
             if item.depth == 0:
                 yield from self._call_end(item.call)
-                yield ToolCallResultEvent(
-                    message_id=f"{self._run}-result-{item.call.id}",
-                    tool_call_id=item.call.id,
-                    content=item.result,
-                    role="tool",
-                )
+                yield call_result(self._run, item.call.id, item.result)
         elif isinstance(item, UsageEvent):
             if item.depth == 0:
                 self._usage = self._usage + item.usage
@@ -115,7 +96,7 @@ class AGUIEventWriter:
             yield from self._end_step()
         elif isinstance(item, Deferred):
             yield from self._end_step()
-            yield self._usage_delta()
+            yield usage_delta(self._usage)
             outcome: Any
             if item.approvals:
                 outcome = RunFinishedInterruptOutcome(
@@ -136,7 +117,7 @@ class AGUIEventWriter:
             yield RunFinishedEvent(thread_id=self._thread, run_id=self._run, outcome=outcome)
         elif isinstance(item, Finished):
             yield from self._end_step()
-            yield self._usage_delta()
+            yield usage_delta(self._usage)
             output = item.result.output  # a text answer; a typed one stays in the messages
             yield RunFinishedEvent(
                 thread_id=self._thread,
@@ -147,21 +128,12 @@ class AGUIEventWriter:
             yield from self._close_text()
             yield RunErrorEvent(message=error_text(item.error))
 
-    def _usage_delta(self) -> StateDeltaEvent:
-        # a JSON Patch (RFC 6902) operation, validated into the protocol's own type
-        patch = [{"op": "add", "path": "/usage", "value": usage_data(self._usage)}]
-        return StateDeltaEvent.model_validate({"delta": patch})
-
     def _step(self, kind: str) -> Iterator[BaseEvent]:
-        if self._in_step is None:
-            self._in_step = f"{kind}-{self._turn}"
-            yield StepStartedEvent(step_name=self._in_step)
+        yield from self._steps.start(f"{kind}-{self._turn}")
 
     def _end_step(self) -> Iterator[BaseEvent]:
         yield from self._close_text()
-        if self._in_step is not None:
-            name, self._in_step = self._in_step, None
-            yield StepFinishedEvent(step_name=name)
+        yield from self._steps.finish()
 
     def _model_step(self) -> Iterator[BaseEvent]:
         if self._message is None:
@@ -172,31 +144,12 @@ class AGUIEventWriter:
 
     def _delta(self, text: bool, delta: str) -> Iterator[BaseEvent]:
         yield from self._model_step()
-        kind = "text" if text else "reasoning"
         message = self._message
         assert message is not None
-        if self._open != kind:
-            yield from self._close_text()
-            self._open = kind
-            if text:
-                yield TextMessageStartEvent(message_id=message, role="assistant")
-            else:
-                yield ReasoningStartEvent(message_id=f"{message}-reasoning")
-                yield ReasoningMessageStartEvent(
-                    message_id=f"{message}-reasoning", role="reasoning"
-                )
-        if text:
-            yield TextMessageContentEvent(message_id=message, delta=delta)
-        else:
-            yield ReasoningMessageContentEvent(message_id=f"{message}-reasoning", delta=delta)
+        yield from self._text.delta(message if text else f"{message}-reasoning", not text, delta)
 
     def _close_text(self) -> Iterator[BaseEvent]:
-        kind, self._open = self._open, None
-        if kind == "text" and self._message is not None:
-            yield TextMessageEndEvent(message_id=self._message)
-        elif kind == "reasoning" and self._message is not None:
-            yield ReasoningMessageEndEvent(message_id=f"{self._message}-reasoning")
-            yield ReasoningEndEvent(message_id=f"{self._message}-reasoning")
+        yield from self._text.close()
 
     def _call_start(self, call_id: str, name: str) -> Iterator[BaseEvent]:
         yield from self._model_step()

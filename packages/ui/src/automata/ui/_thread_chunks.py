@@ -1,10 +1,22 @@
-"""A durable thread's turn written as UI message chunks, from its `ThreadDiff`."""
+"""A durable thread's turn written as UI message chunks, from its `ThreadDiff` (the
+chunks and their framing are `_chunk_parts`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from automata.ui._chunk_parts import (
+    Chunk,
+    ChunkSteps,
+    TextParts,
+    approval_request,
+    call_outcome,
+    input_available,
+    input_delta,
+    input_start,
+    usage_chunk,
+)
 from automata.ui._thread_diff import (
     ApprovalAsked,
     ArgumentsGrew,
@@ -16,14 +28,11 @@ from automata.ui._thread_diff import (
     TextGrew,
     ThreadDiff,
 )
-from automata.ui._vercel_chunks import usage_data
 
 if TYPE_CHECKING:
     from automata.threads import ThreadView
 
 __all__ = ["ThreadChunkWriter"]
-
-Chunk = dict[str, Any]
 
 
 class ThreadChunkWriter:
@@ -33,50 +42,30 @@ class ThreadChunkWriter:
 
     def __init__(self, diff: ThreadDiff) -> None:
         self.diff = diff
-        self._open: tuple[str, str] | None = None  # (part id, "text" | "reasoning")
-        self._in_step = False
+        self._text = TextParts()
+        self._steps = ChunkSteps()
 
     def write(self, view: ThreadView) -> Iterator[Chunk]:
         for change in self.diff.changes(view):
             if isinstance(change, StepStarted):
                 yield from self._finish_step()
-                self._in_step = True
-                yield {"type": "start-step"}
+                yield from self._steps.start()
             elif isinstance(change, TextGrew):
                 kind = "reasoning" if change.reasoning else "text"
-                if self._open != (change.item_id, kind):
-                    yield from self._close()
-                    self._open = (change.item_id, kind)
-                    yield {"type": f"{kind}-start", "id": change.item_id}
-                yield {"type": f"{kind}-delta", "id": change.item_id, "delta": change.delta}
+                yield from self._text.delta(change.item_id, kind, change.delta)
             elif isinstance(change, CallStarted):
-                yield from self._close()
-                yield {
-                    "type": "tool-input-start",
-                    "toolCallId": change.call_id,
-                    "toolName": change.name,
-                }
+                yield from self._text.close()
+                yield input_start(change.call_id, change.name)
             elif isinstance(change, ArgumentsGrew):
-                yield {
-                    "type": "tool-input-delta",
-                    "toolCallId": change.call_id,
-                    "inputTextDelta": change.delta,
-                }
+                yield input_delta(change.call_id, change.delta)
             elif isinstance(change, CallInput):
-                yield {
-                    "type": "tool-input-available",
-                    "toolCallId": change.call_id,
-                    "toolName": change.name,
-                    "input": change.input,
-                }
+                yield input_available(change.call_id, change.name, change.input)
             elif isinstance(change, CallOutcome):
-                yield _outcome(change)
+                yield call_outcome(
+                    change.call_id, change.result, error=change.error, denied=change.denied
+                )
             elif isinstance(change, ApprovalAsked):
-                yield {
-                    "type": "tool-approval-request",
-                    "approvalId": change.interaction_id,
-                    "toolCallId": change.call_id,
-                }
+                yield approval_request(change.interaction_id, change.call_id)
             elif isinstance(change, QuestionAsked):
                 yield {
                     "type": "data-question",
@@ -86,7 +75,7 @@ class ThreadChunkWriter:
 
     def finish(self, view: ThreadView) -> Iterator[Chunk]:
         yield from self._finish_step()
-        yield {"type": "data-usage", "data": usage_data(view.usage), "transient": True}
+        yield usage_chunk(view.usage)
         if view.status == "failed":
             yield {"type": "error", "errorText": f"the turn failed: {view.error or ''}"}
             return
@@ -94,25 +83,5 @@ class ThreadChunkWriter:
         yield {"type": "finish", "finishReason": reason}
 
     def _finish_step(self) -> Iterator[Chunk]:
-        yield from self._close()
-        if self._in_step:
-            self._in_step = False
-            yield {"type": "finish-step"}
-
-    def _close(self) -> Iterator[Chunk]:
-        if self._open is not None:
-            part, kind = self._open
-            self._open = None
-            yield {"type": f"{kind}-end", "id": part}
-
-
-def _outcome(change: CallOutcome) -> Chunk:
-    if change.denied:
-        return {"type": "tool-output-denied", "toolCallId": change.call_id}
-    if change.error:
-        return {
-            "type": "tool-output-error",
-            "toolCallId": change.call_id,
-            "errorText": change.result,
-        }
-    return {"type": "tool-output-available", "toolCallId": change.call_id, "output": change.result}
+        yield from self._text.close()
+        yield from self._steps.finish()
