@@ -19,18 +19,9 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from automata.ui import _thread_diff as changes
 from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
-from automata.ui._thread_diff import (
-    ApprovalAsked,
-    ArgumentsGrew,
-    CallInput,
-    CallOutcome,
-    CallStarted,
-    QuestionAsked,
-    StepStarted,
-    TextGrew,
-    ThreadDiff,
-)
+from automata.ui._change_writer import ChangeWriter
 
 if TYPE_CHECKING:
     from automata.threads import ThreadView
@@ -41,13 +32,13 @@ QUESTION_REASON = "question"
 """The `reason` of the interrupt a thread's question (`ask_user`) ends a run with."""
 
 
-class ThreadEventWriter:
+class ThreadEventWriter(ChangeWriter[BaseEvent]):
     """Writes what is new in each view of the turn `diff` follows as AG-UI events
     (**U8**); `finish` ends the run, with an interrupt per pending approval or
     question (**U10**)."""
 
-    def __init__(self, diff: ThreadDiff, *, thread_id: str, run_id: str) -> None:
-        self.diff = diff
+    def __init__(self, diff: changes.ThreadDiff, *, thread_id: str, run_id: str) -> None:
+        super().__init__(diff)
         self._thread = thread_id
         self._run = run_id
         self._steps = Steps()
@@ -56,46 +47,47 @@ class ThreadEventWriter:
         self._streamed: set[str] = set()
         self._interrupts: list[Interrupt] = []
 
-    def write(self, view: ThreadView) -> Iterator[BaseEvent]:
-        for change in self.diff.changes(view):
-            if isinstance(change, StepStarted):
-                yield from self._text.close()
-                self._parent = f"{self.diff.turn_id}.{change.step}"
-                yield from self._steps.start(f"reply-{change.step}")
-            elif isinstance(change, TextGrew):
-                yield from self._text_grew(change)
-            elif isinstance(change, CallStarted):
-                yield from self._text.close()
-                yield ToolCallStartEvent(
-                    tool_call_id=change.call_id,
-                    tool_call_name=change.name,
-                    parent_message_id=self._parent,
-                )
-            elif isinstance(change, ArgumentsGrew):
-                self._streamed.add(change.call_id)
-                yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=change.delta)
-            elif isinstance(change, CallInput):
-                if change.call_id not in self._streamed:
-                    arguments = json.dumps(change.input, ensure_ascii=False)
-                    yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=arguments)
-                yield ToolCallEndEvent(tool_call_id=change.call_id)
-            elif isinstance(change, CallOutcome):
-                yield from self._text.close()
-                yield call_result(self._run, change.call_id, change.result)
-            elif isinstance(change, ApprovalAsked):
-                self._interrupts.append(
-                    Interrupt(
-                        id=change.interaction_id,
-                        reason=APPROVAL_REASON,
-                        tool_call_id=change.call_id,
-                    )
-                )
-            elif isinstance(change, QuestionAsked):
-                self._interrupts.append(
-                    Interrupt(
-                        id=change.interaction_id, reason=QUESTION_REASON, message=change.question
-                    )
-                )
+    def step_started(self, change: changes.StepStarted) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        self._parent = f"{self.diff.turn_id}.{change.step}"
+        yield from self._steps.start(f"reply-{change.step}")
+
+    def text_grew(self, change: changes.TextGrew) -> Iterator[BaseEvent]:
+        if not change.reasoning:
+            self._parent = change.item_id  # this reply's calls join its message
+        yield from self._text.delta(change.item_id, change.reasoning, change.delta)
+
+    def call_started(self, change: changes.CallStarted) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield ToolCallStartEvent(
+            tool_call_id=change.call_id, tool_call_name=change.name, parent_message_id=self._parent
+        )
+
+    def arguments_grew(self, change: changes.ArgumentsGrew) -> Iterator[BaseEvent]:
+        self._streamed.add(change.call_id)
+        yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=change.delta)
+
+    def call_input(self, change: changes.CallInput) -> Iterator[BaseEvent]:
+        if change.call_id not in self._streamed:
+            arguments = json.dumps(change.input, ensure_ascii=False)
+            yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=arguments)
+        yield ToolCallEndEvent(tool_call_id=change.call_id)
+
+    def call_outcome(self, change: changes.CallOutcome) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield call_result(self._run, change.call_id, change.result)
+
+    def approval_asked(self, change: changes.ApprovalAsked) -> Iterator[BaseEvent]:
+        self._interrupts.append(
+            Interrupt(id=change.interaction_id, reason=APPROVAL_REASON, tool_call_id=change.call_id)
+        )
+        yield from ()
+
+    def question_asked(self, change: changes.QuestionAsked) -> Iterator[BaseEvent]:
+        self._interrupts.append(
+            Interrupt(id=change.interaction_id, reason=QUESTION_REASON, message=change.question)
+        )
+        yield from ()
 
     def finish(self, view: ThreadView) -> Iterator[BaseEvent]:
         yield from self._text.close()
@@ -108,8 +100,3 @@ class ThreadEventWriter:
             RunFinishedInterruptOutcome(interrupts=self._interrupts) if self._interrupts else None
         )
         yield RunFinishedEvent(thread_id=self._thread, run_id=self._run, outcome=outcome)
-
-    def _text_grew(self, change: TextGrew) -> Iterator[BaseEvent]:
-        if not change.reasoning:
-            self._parent = change.item_id  # this reply's calls join its message
-        yield from self._text.delta(change.item_id, change.reasoning, change.delta)

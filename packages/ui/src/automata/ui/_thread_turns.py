@@ -6,27 +6,26 @@ adapters' own (404, 400)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from automata.ui._errors import InvalidRequestBodyError, UIProtocolError
 
 if TYPE_CHECKING:
     from automata.threads import ThreadService, ThreadView, ViewItem
-    from automata.ui._thread_diff import ThreadDiff
+    from automata.ui._change_writer import ChangeWriter
 
 __all__ = [
     "ThreadNotFound",
     "TurnStart",
-    "TurnWriter",
     "answer_approvals",
     "followed",
     "send_or_answer",
 ]
 
-Part = TypeVar("Part", covariant=True)
+Part = TypeVar("Part")
 
 
 class ThreadNotFound(UIProtocolError):
@@ -97,21 +96,10 @@ async def answer_approvals(
         return TurnStart(answered[-1].turn_id, answered[-1].ordinal, view)
 
 
-class TurnWriter(Protocol[Part]):
-    """A protocol's writer of a followed turn: what is new in a view, and the end."""
-
-    @property
-    def diff(self) -> ThreadDiff: ...
-
-    def write(self, view: ThreadView) -> Iterable[Part]: ...
-
-    def finish(self, view: ThreadView) -> Iterable[Part]: ...
-
-
 async def followed(
     service: ThreadService,
     thread_id: str,
-    writer: TurnWriter[Part],
+    writer: ChangeWriter[Part],
     frame: Callable[[Part], str],
 ) -> AsyncIterator[str]:
     """The frames of what `writer` writes of each view of the thread (`subscribe`)

@@ -6,17 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from automata.core import (
-    ModelStep,
-    TextEvent,
-    ThinkingEvent,
-    ToolCallDeltaEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    ToolStep,
-    ToolUseBlock,
-    UsageEvent,
-)
+from automata.core import ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
 from automata.ui._chunk_parts import (
     Chunk,
     ChunkSteps,
@@ -28,13 +18,14 @@ from automata.ui._chunk_parts import (
     input_start,
     usage_chunk,
 )
-from automata.ui._driver import Deferred, Failed, Finished, RunItem
+from automata.ui._driver import Deferred, Failed, Finished
+from automata.ui._run_items import RunItemWriter
 from automata.ui._wire_values import approval_id, error_text
 
 __all__ = ["UIChunkWriter"]
 
 
-class UIChunkWriter:
+class UIChunkWriter(RunItemWriter[Chunk]):
     """Turns one run's items into UI message chunks, in order: `start-step` before a
     model turn's first part and `finish-step` after its tool results; text and
     reasoning as `*-start`/`*-delta`/`*-end` runs; a call as `tool-input-start`,
@@ -65,52 +56,8 @@ class UIChunkWriter:
             self._inputs_started.update(call.id for call in calls)
             self._inputs_available.update(call.id for call in calls)
 
-    def write(self, item: RunItem) -> Iterator[Chunk]:
-        if isinstance(item, TextEvent | ThinkingEvent):
-            if item.depth == 0 and item.text:
-                yield from self._delta(
-                    "text" if isinstance(item, TextEvent) else "reasoning", item.text
-                )
-        elif isinstance(item, ToolCallDeltaEvent):
-            if item.depth == 0:
-                yield from self._text.close()
-                yield from self._input_start(item.call_id, item.name)
-                yield input_delta(item.call_id, item.delta)
-        elif isinstance(item, ToolCallEvent):
-            if item.depth == 0:
-                yield from self._available(item.call)
-        elif isinstance(item, ToolResultEvent):
-            if item.depth == 0:
-                yield from self._output(item)
-        elif isinstance(item, UsageEvent):
-            if item.depth == 0:
-                yield usage_chunk(item.usage)
-        elif isinstance(item, ModelStep):
-            yield from self._steps.start()
-            yield from self._text.close()
-            for call in item.tool_calls:
-                yield from self._available(call)
-            if not item.tool_calls:
-                yield from self._finish_step()
-        elif isinstance(item, ToolStep):
-            yield from self._finish_step()
-        elif isinstance(item, Deferred):
-            for call in item.approvals:
-                yield approval_request(approval_id(call.id), call.id)
-            yield from self._finish_step()
-            yield {"type": "finish", "finishReason": "tool-calls"}
-        elif isinstance(item, Finished):
-            yield from self._finish_step()
-            yield {"type": "finish", "finishReason": "stop"}
-        elif isinstance(item, Failed):
-            yield from self._text.close()
-            yield {"type": "error", "errorText": error_text(item.error)}
-
-    def _finish_step(self) -> Iterator[Chunk]:
-        yield from self._text.close()
-        yield from self._steps.finish()
-
-    def _delta(self, kind: str, text: str) -> Iterator[Chunk]:
+    def text(self, reasoning: bool, delta: str) -> Iterator[Chunk]:
+        kind = "reasoning" if reasoning else "text"
         yield from self._steps.start()
         open_part = self._text.open
         if open_part is not None and open_part[1] == kind:
@@ -118,7 +65,52 @@ class UIChunkWriter:
         else:  # a new run of text (or reasoning) gets the message's next part id
             self._parts += 1
             part = f"{self._message_id}-{self._parts}"
-        yield from self._text.delta(part, kind, text)
+        yield from self._text.delta(part, kind, delta)
+
+    def arguments(self, call_id: str, name: str, delta: str) -> Iterator[Chunk]:
+        yield from self._text.close()
+        yield from self._input_start(call_id, name)
+        yield input_delta(call_id, delta)
+
+    def call(self, call: ToolUseBlock) -> Iterator[Chunk]:
+        yield from self._available(call)
+
+    def result(self, event: ToolResultEvent) -> Iterator[Chunk]:
+        yield from self._available(event.call)
+        denied = event.call.id in self._denied
+        yield call_outcome(event.call.id, event.result, error=event.is_error, denied=denied)
+
+    def usage(self, usage: Usage) -> Iterator[Chunk]:
+        yield usage_chunk(usage)
+
+    def model_step(self, step: ModelStep) -> Iterator[Chunk]:
+        yield from self._steps.start()
+        yield from self._text.close()
+        for call in step.tool_calls:
+            yield from self._available(call)
+        if not step.tool_calls:
+            yield from self._finish_step()
+
+    def tool_step(self, step: ToolStep) -> Iterator[Chunk]:
+        yield from self._finish_step()
+
+    def deferred(self, stopped: Deferred) -> Iterator[Chunk]:
+        for call in stopped.approvals:
+            yield approval_request(approval_id(call.id), call.id)
+        yield from self._finish_step()
+        yield {"type": "finish", "finishReason": "tool-calls"}
+
+    def finished(self, done: Finished) -> Iterator[Chunk]:
+        yield from self._finish_step()
+        yield {"type": "finish", "finishReason": "stop"}
+
+    def failed(self, failure: Failed) -> Iterator[Chunk]:
+        yield from self._text.close()
+        yield {"type": "error", "errorText": error_text(failure.error)}
+
+    def _finish_step(self) -> Iterator[Chunk]:
+        yield from self._text.close()
+        yield from self._steps.finish()
 
     def _input_start(self, call_id: str, name: str) -> Iterator[Chunk]:
         yield from self._steps.start()
@@ -133,8 +125,3 @@ class UIChunkWriter:
         yield from self._input_start(call.id, call.name)
         self._inputs_available.add(call.id)
         yield input_available(call.id, call.name, call.input)
-
-    def _output(self, event: ToolResultEvent) -> Iterator[Chunk]:
-        yield from self._available(event.call)
-        denied = event.call.id in self._denied
-        yield call_outcome(event.call.id, event.result, error=event.is_error, denied=denied)
