@@ -145,6 +145,23 @@ async def test_streamed_text_grows_one_item_that_keeps_its_id_and_ordinal_when_c
     assert reloaded == done
 
 
+@tool
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sun in {city}"
+
+
+async def asking_the_weather(
+    service_for: ServiceFor, provider: FedProvider
+) -> tuple[ThreadService, str, str | None]:
+    """A service whose agent has `weather`, with "Oslo?" sent to a new thread: the
+    service, the thread's id and the turn's."""
+    service = await service_for(lambda r: Agent(provider, tools=[weather]))
+    thread = await service.create(request_key="c")
+    turn = (await service.send(thread.thread_id, "Oslo?", request_key="s")).current_turn
+    return service, thread.thread_id, turn
+
+
 async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_in(
     service_for: ServiceFor, settle: Settle
 ) -> None:
@@ -152,21 +169,15 @@ async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_
     grows; the committed call takes its place (same id and ordinal) with its input,
     status and result; the next reply is the turn's second (`<turn>.2.<block>`)."""
     provider = FedProvider()
-
-    def weather(city: str) -> str:
-        return f"sun in {city}"
-
-    service = await service_for(lambda r: Agent(provider, tools=[tool(weather)]))
-    thread = await service.create(request_key="c")
-    turn = (await service.send(thread.thread_id, "Oslo?", request_key="s")).current_turn
+    service, thread_id, turn = await asking_the_weather(service_for, provider)
     arguments = json.dumps({"city": "Oslo"})
     await provider.feed.put(TextDelta("Checking."))
     await provider.feed.put(ToolCallDelta("c1", "weather", arguments[:6]))
-    first = await until(service, thread.thread_id, lambda v: len(live_items(v)) == 2)
+    first = await until(service, thread_id, lambda v: len(live_items(v)) == 2)
     await provider.feed.put(ToolCallDelta("c1", "weather", arguments[6:]))
     second = await until(
         service,
-        thread.thread_id,
+        thread_id,
         lambda v: getattr(shown(v, f"{turn}.1.1"), "partial_input", None) == arguments,
     )
     for view in (first, second):
@@ -185,10 +196,10 @@ async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_
     written = ToolUseBlock(id="c1", name="weather", input={"city": "Oslo"})
     await provider.feed.put(reply(TextBlock(text="Checking."), written))
     await provider.feed.put(TextDelta("Sunny."))
-    answering = await until(service, thread.thread_id, text_is(f"{turn}.2.0", "Sunny."))
+    answering = await until(service, thread_id, text_is(f"{turn}.2.0", "Sunny."))
     assert [(i.id, i.live) for i in live_items(answering)] == [(f"{turn}.2.0", True)]
     await provider.feed.put(reply(TextBlock(text="Sunny.")))
-    done = await settle(service, thread.thread_id)
+    done = await settle(service, thread_id)
     committed = shown(done, f"{turn}.1.1")
     assert committed is not None
     assert (committed.ordinal, committed.live, committed.partial_input) == (2, False, None)
@@ -248,24 +259,18 @@ async def test_a_stopped_reply_leaves_the_call_being_written_out_and_the_next_tu
     request holds the stopped text as a plain assistant message before the new
     input."""
     provider = FedProvider()
-
-    def weather(city: str) -> str:
-        return f"sun in {city}"
-
-    service = await service_for(lambda r: Agent(provider, tools=[tool(weather)]))
-    thread = await service.create(request_key="c")
-    turn = (await service.send(thread.thread_id, "Oslo?", request_key="s")).current_turn
+    service, thread_id, turn = await asking_the_weather(service_for, provider)
     await provider.feed.put(TextDelta("Let me check."))
     await provider.feed.put(ToolCallDelta("c1", "weather", '{"ci'))
-    await until(service, thread.thread_id, lambda v: len(live_items(v)) == 2)
-    cancelled = await service.cancel(thread.thread_id, request_key="x")
+    await until(service, thread_id, lambda v: len(live_items(v)) == 2)
+    cancelled = await service.cancel(thread_id, request_key="x")
     assert [(i.id, i.kind, i.text, i.status) for i in cancelled.items] == [
         (f"{turn}.0.0", "user", "Oslo?", None),
         (f"{turn}.1.0", "assistant", "Let me check.", "stopped"),
     ]
-    await service.send(thread.thread_id, "go on", request_key="s2")
+    await service.send(thread_id, "go on", request_key="s2")
     await provider.feed.put(reply(TextBlock(text="Sunny.")))
-    done = await settle(service, thread.thread_id)
+    done = await settle(service, thread_id)
     assert done.status == "done"
     sent = provider.requests[-1].messages
     assert [(m.role, m.text) for m in sent if m.role != "system"] == [
