@@ -177,7 +177,7 @@ def test_finished_items_keep_their_nodes_while_the_next_answer_streams(chat: Cha
 
 
 def test_stop_keeps_the_partial_text_marks_it_stopped_and_offers_regenerate(
-    sized_chat: ChatPage,
+    sized_chat: ChatPage, browser: BrowserContext, server: ChatProcess
 ) -> None:
     chat = sized_chat
     chat.new_chat()
@@ -191,9 +191,20 @@ def test_stop_keeps_the_partial_text_marks_it_stopped_and_offers_regenerate(
     assert kept.startswith("You asked about Tell me about stopping")
     assert stopped.locator(".stopped-note").inner_text() == "stopped: the answer so far"
     assert "kept above" in chat.page.inner_text("#outcome-text")
-    chat.page.reload()  # the tab keeps it
+    address = chat.page.url
+    chat.page.reload()  # the server keeps it (docs/threads.md T26), not the tab
     chat.page.wait_for_selector("#items > li.assistant.stopped")
     assert chat.page.locator("#items > li.assistant.stopped .text").inner_text() == kept
+    assert browser.browser is not None
+    elsewhere = browser.browser.new_context()  # another browser's storage and session
+    try:
+        other = ChatPage.attach(elsewhere.new_page(), server.url)
+        other.page.goto(address)
+        other.page.wait_for_selector("#items > li.assistant.stopped")
+        assert other.page.locator("#items > li.assistant.stopped .text").inner_text() == kept
+        other.assert_clean()
+    finally:
+        elsewhere.close()
     chat.page.click("#regenerate")
     chat.wait_status("done")
     assert chat.texts("user") == ["Tell me about stopping", "Tell me about stopping"]

@@ -34,3 +34,15 @@ def test_a_host_killed_after_any_write_of_a_turn_is_recovered_to_the_turns_answe
     crash_points().check_a_crash_at_every_write(
         lambda n: ["postgres", pg_server, schemas[n]], tmp_path
     )
+
+
+@pytest.mark.timeout(60)
+def test_a_host_killed_as_its_cancel_commits_keeps_the_stopped_reply_once(
+    pg_server: str, new_schema: Callable[[], str], tmp_path: Path
+) -> None:
+    """The cancel that keeps a streamed draft is one commit: a client repeating it
+    after the crash finds the turn cancelled with the stopped reply once."""
+    schema = new_schema()
+    crash_points().check_a_crash_as_a_cancel_commits(
+        lambda n: ["postgres", pg_server, schema], tmp_path
+    )

@@ -5,6 +5,8 @@ extensions/postgres/tests/test_host_crash_points.py for PostgreSQL).
 
     python _crash_points.py run N EFFECTS STORE...      # write N kills the host (0: none)
     python _crash_points.py recover EFFECTS STORE...    # a client and host coming back
+    python _crash_points.py cancel EFFECTS STORE...     # killed as its cancel commits
+    python _crash_points.py after-cancel EFFECTS STORE... # the client repeats the cancel
 
 STORE is `sqlite PATH` or `postgres DSN SCHEMA`.
 
@@ -22,6 +24,13 @@ the turn settles, retries it once if it failed, and prints one line: `inputs_bef
 (the thread's `input` records before the send was repeated), `first` (how the turn
 settled), `status`, `items` and `inputs` (after everything).
 
+`cancel` sends "tell me" to a model that streams "partial answer" and then never
+ends its reply; once the host shows that text live, the client cancels (key
+`cancel`), and the host is killed right after the cancel's first write, before the
+client is answered. `after-cancel` is that client coming
+back to a fresh host: it repeats create and cancel with their keys and prints
+`status`, `items` and the thread's record `kinds`.
+
 Each model call appends the process id to `<EFFECTS>.calls`; each `charge` call
 appends its idempotency key to EFFECTS.
 """
@@ -34,11 +43,19 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
 
-from automata.core import Agent, ModelRequest, ToolContext, tool
+from automata.core import (
+    Agent,
+    ModelRequest,
+    ModelResponse,
+    ProviderStreamItem,
+    TextDelta,
+    ToolContext,
+    tool,
+)
 from automata.core.testing import FunctionProvider, Reply, tool_call, tool_calls
 from automata.threads import Host, SQLiteStore, ThreadService, ThreadView, idempotency_key
 from automata.threads.store import ThreadStore
@@ -170,9 +187,75 @@ async def recover(effects: Path, spec: Sequence[str]) -> None:
         await host.shutdown()
 
 
+class StreamsThenHangs:
+    """Streams "partial answer", then never ends the reply (a cancel stops it)."""
+
+    provider_name = "hangs"
+    model = None
+    supports_streaming = True
+    supports_native_output = False
+
+    def __init__(self, effects: Path) -> None:
+        self.effects = effects
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        raise AssertionError("the runner streams")
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        with self.effects.with_suffix(".calls").open("a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
+        yield TextDelta("partial ")
+        yield TextDelta("answer")
+        await asyncio.Event().wait()
+
+
+async def cancel_and_crash(effects: Path, spec: Sequence[str]) -> None:
+    cancelling = asyncio.Event()
+
+    async def tapped(write: StoreWrite) -> None:
+        say(write=write.number, call=write.call, kinds=list(write.kinds))
+        if cancelling.is_set():  # the cancel's first write
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    store = WriteTap(open_store(spec), tapped)
+    host = await Host.open(store, lease_ttl=LEASE_TTL, poll_interval=0.05)
+    try:
+        service = host.thread_service(lambda request: Agent(StreamsThenHangs(effects)))
+        thread_id = (await service.create(request_key="create")).thread_id
+        await service.send(thread_id, "tell me", request_key="send")
+        async with asyncio.timeout(20), aclosing(service.subscribe(thread_id)) as views:
+            async for view in views:
+                if any(item.live and item.text == "partial answer" for item in view.items):
+                    break
+        say(streamed=thread_id)
+        cancelling.set()
+        await service.cancel(thread_id, request_key="cancel")
+        say(cancelled=thread_id)  # never: the host dies as the cancel commits
+    finally:
+        await host.shutdown()
+
+
+async def after_cancel(effects: Path, spec: Sequence[str]) -> None:
+    store = open_store(spec)
+    host = await Host.open(store, lease_ttl=LEASE_TTL, poll_interval=0.05)
+    try:
+        service = host.thread_service(lambda request: Agent(StreamsThenHangs(effects)))
+        thread_id = (await service.create(request_key="create")).thread_id
+        await service.cancel(thread_id, request_key="cancel")
+        view = await settled(service, thread_id)
+        kinds = [record.kind for record in await store.read(thread_id)]
+        say(status=view.status, items=report(view), kinds=kinds)
+    finally:
+        await host.shutdown()
+
+
 def main(argv: Sequence[str]) -> None:
     if argv[0] == "run":
         asyncio.run(run(int(argv[1]), Path(argv[2]), argv[3:]))
+    elif argv[0] == "cancel":
+        asyncio.run(cancel_and_crash(Path(argv[1]), argv[2:]))
+    elif argv[0] == "after-cancel":
+        asyncio.run(after_cancel(Path(argv[1]), argv[2:]))
     else:
         asyncio.run(recover(Path(argv[1]), argv[2:]))
 
@@ -267,6 +350,31 @@ def _check_recovered(
     else:
         assert len(keys) == 1
         assert result["items"] == ANSWERED
+
+
+def check_a_crash_as_a_cancel_commits(store: StoreSpec, tmp_path: Path) -> None:
+    """Kill a host (SIGKILL) right after the commit of a cancel that keeps a streamed
+    draft, before the client is answered; the client repeats its cancel with its key
+    on a fresh host. The turn is cancelled with the stopped reply, once: the cancel
+    committed all of it (one stopped reply, one end), the repeated one nothing, and
+    no model was called again."""
+    effects = tmp_path / "effects-cancel.txt"
+    crashing = _worker("cancel", effects, *store(0))
+    crashed = _lines(crashing)
+    assert crashing.returncode == -signal.SIGKILL, crashed
+    assert crashed[-1]["kinds"] == ["stopped", "turn_ended"], crashed
+    assert any("streamed" in line for line in crashed), crashed
+    recovering = _worker("after-cancel", effects, *store(0))
+    (result,) = _lines(recovering)
+    assert recovering.returncode == 0
+    assert result["status"] == "cancelled"
+    stopped = [["user", None, "tell me"], ["assistant", "stopped", "partial answer"]]
+    assert result["items"] == stopped
+    kinds = result["kinds"]
+    assert isinstance(kinds, list)
+    assert (kinds.count("stopped"), kinds.count("turn_ended"), kinds[-1]) == (1, 1, "turn_ended")
+    calls = effects.with_suffix(".calls").read_text().splitlines()
+    assert calls == [str(crashing.pid)]
 
 
 if __name__ == "__main__":

@@ -33,3 +33,14 @@ def test_a_host_killed_after_any_write_of_a_turn_is_recovered_to_the_turns_answe
     crash_points().check_a_crash_at_every_write(
         lambda n: ["sqlite", str(tmp_path / f"threads-{n}.db")], tmp_path
     )
+
+
+@pytest.mark.timeout(60)
+def test_a_host_killed_as_its_cancel_commits_keeps_the_stopped_reply_once(
+    tmp_path: Path,
+) -> None:
+    """T6, T26: the cancel that keeps a streamed draft is one commit; a client that
+    repeats it after the crash finds the turn cancelled with the stopped reply once."""
+    crash_points().check_a_crash_as_a_cancel_commits(
+        lambda n: ["sqlite", str(tmp_path / "threads-cancel.db")], tmp_path
+    )

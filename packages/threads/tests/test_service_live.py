@@ -25,6 +25,7 @@ from automata.core import (
     tool,
 )
 from automata.threads import Host, ThreadService, ThreadView, ViewItem, require_approval
+from automata.threads._records import encode, message_data
 from automata.threads.store import ThreadStore
 
 ServiceFor = Callable[..., Awaitable[ThreadService]]
@@ -44,11 +45,13 @@ class FedProvider:
 
     def __init__(self) -> None:
         self.feed: asyncio.Queue[ProviderStreamItem | Exception] = asyncio.Queue()
+        self.requests: list[ModelRequest] = []
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         raise AssertionError("the runner streams")
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
+        self.requests.append(request)
         while True:
             item = await self.feed.get()
             if isinstance(item, Exception):
@@ -142,6 +145,23 @@ async def test_streamed_text_grows_one_item_that_keeps_its_id_and_ordinal_when_c
     assert reloaded == done
 
 
+@tool
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sun in {city}"
+
+
+async def asking_the_weather(
+    service_for: ServiceFor, provider: FedProvider
+) -> tuple[ThreadService, str, str | None]:
+    """A service whose agent has `weather`, with "Oslo?" sent to a new thread: the
+    service, the thread's id and the turn's."""
+    service = await service_for(lambda r: Agent(provider, tools=[weather]))
+    thread = await service.create(request_key="c")
+    turn = (await service.send(thread.thread_id, "Oslo?", request_key="s")).current_turn
+    return service, thread.thread_id, turn
+
+
 async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_in(
     service_for: ServiceFor, settle: Settle
 ) -> None:
@@ -149,21 +169,15 @@ async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_
     grows; the committed call takes its place (same id and ordinal) with its input,
     status and result; the next reply is the turn's second (`<turn>.2.<block>`)."""
     provider = FedProvider()
-
-    def weather(city: str) -> str:
-        return f"sun in {city}"
-
-    service = await service_for(lambda r: Agent(provider, tools=[tool(weather)]))
-    thread = await service.create(request_key="c")
-    turn = (await service.send(thread.thread_id, "Oslo?", request_key="s")).current_turn
+    service, thread_id, turn = await asking_the_weather(service_for, provider)
     arguments = json.dumps({"city": "Oslo"})
     await provider.feed.put(TextDelta("Checking."))
     await provider.feed.put(ToolCallDelta("c1", "weather", arguments[:6]))
-    first = await until(service, thread.thread_id, lambda v: len(live_items(v)) == 2)
+    first = await until(service, thread_id, lambda v: len(live_items(v)) == 2)
     await provider.feed.put(ToolCallDelta("c1", "weather", arguments[6:]))
     second = await until(
         service,
-        thread.thread_id,
+        thread_id,
         lambda v: getattr(shown(v, f"{turn}.1.1"), "partial_input", None) == arguments,
     )
     for view in (first, second):
@@ -182,10 +196,10 @@ async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_
     written = ToolUseBlock(id="c1", name="weather", input={"city": "Oslo"})
     await provider.feed.put(reply(TextBlock(text="Checking."), written))
     await provider.feed.put(TextDelta("Sunny."))
-    answering = await until(service, thread.thread_id, text_is(f"{turn}.2.0", "Sunny."))
+    answering = await until(service, thread_id, text_is(f"{turn}.2.0", "Sunny."))
     assert [(i.id, i.live) for i in live_items(answering)] == [(f"{turn}.2.0", True)]
     await provider.feed.put(reply(TextBlock(text="Sunny.")))
-    done = await settle(service, thread.thread_id)
+    done = await settle(service, thread_id)
     committed = shown(done, f"{turn}.1.1")
     assert committed is not None
     assert (committed.ordinal, committed.live, committed.partial_input) == (2, False, None)
@@ -200,24 +214,128 @@ async def test_tool_call_argument_deltas_grow_the_tool_item_its_call_then_fills_
     ]
 
 
-async def test_cancel_mid_stream_drops_the_draft_and_journals_none_of_it(
+async def test_cancel_mid_stream_commits_the_streamed_thinking_and_text_as_a_stopped_reply(
+    service_for: ServiceFor, open_host: OpenHost, store: ThreadStore
+) -> None:
+    """T26: a cancel while a reply streams commits what was streamed (thinking and
+    text) as the turn's reply, under the ids its live items had, marked `stopped`; a
+    reload through another host (another process) shows it the same, and the
+    transcript holds it as an assistant message marked stopped."""
+    provider = FedProvider()
+    service = await service_for(lambda r: Agent(provider))
+    thread = await service.create(request_key="c")
+    turn = (await service.send(thread.thread_id, "hello", request_key="s")).current_turn
+    await provider.feed.put(ThinkingDelta("Weighing it."))
+    await provider.feed.put(TextDelta("half an ans"))
+    await until(service, thread.thread_id, text_is(f"{turn}.1.1", "half an ans"))
+    cancelled = await service.cancel(thread.thread_id, request_key="x")
+    expected = [
+        (f"{turn}.0.0", 0, "user", "hello", None, False),
+        (f"{turn}.1.0", 1, "thinking", "Weighing it.", "stopped", False),
+        (f"{turn}.1.1", 2, "assistant", "half an ans", "stopped", False),
+    ]
+    assert cancelled.status == "cancelled"
+    assert cancelled.live == 0
+    assert [(i.id, i.ordinal, i.kind, i.text, i.status, i.live) for i in cancelled.items] == (
+        expected
+    )
+    other = (
+        await (await open_host()).thread_service(lambda r: Agent(provider)).view(thread.thread_id)
+    )
+    assert other == cancelled
+    kinds = [record.kind for record in await store.read(thread.thread_id)]
+    assert kinds[-2:] == ["stopped", "turn_ended"]
+    last = (await service.history(thread.thread_id)).entries[-1].message
+    assert last.role == "assistant"
+    assert last.extra == {"automata.threads": {"stopped": True}}
+    assert [block.type for block in last.content] == ["thinking", "text"]
+
+
+async def test_a_stopped_reply_leaves_the_call_being_written_out_and_the_next_turn_sends_it(
+    service_for: ServiceFor, settle: Settle
+) -> None:
+    """T26: a tool call still being written when the cancel comes is left out of the
+    stopped reply (no call without a result is ever journaled), and the next turn's
+    request holds the stopped text as a plain assistant message before the new
+    input."""
+    provider = FedProvider()
+    service, thread_id, turn = await asking_the_weather(service_for, provider)
+    await provider.feed.put(TextDelta("Let me check."))
+    await provider.feed.put(ToolCallDelta("c1", "weather", '{"ci'))
+    await until(service, thread_id, lambda v: len(live_items(v)) == 2)
+    cancelled = await service.cancel(thread_id, request_key="x")
+    assert [(i.id, i.kind, i.text, i.status) for i in cancelled.items] == [
+        (f"{turn}.0.0", "user", "Oslo?", None),
+        (f"{turn}.1.0", "assistant", "Let me check.", "stopped"),
+    ]
+    await service.send(thread_id, "go on", request_key="s2")
+    await provider.feed.put(reply(TextBlock(text="Sunny.")))
+    done = await settle(service, thread_id)
+    assert done.status == "done"
+    sent = provider.requests[-1].messages
+    assert [(m.role, m.text) for m in sent if m.role != "system"] == [
+        ("user", "Oslo?"),
+        ("assistant", "Let me check."),
+        ("user", "go on"),
+    ]
+    assert not any(isinstance(b, ToolUseBlock) for m in sent for b in m.content)
+
+
+async def test_cancel_without_keep_draft_drops_the_draft_and_journals_none_of_it(
     service_for: ServiceFor, store: ThreadStore
 ) -> None:
-    """T22: a cancel while a reply streams ends the turn with no live item left, and
-    nothing of the draft ever reached the journal."""
+    """T22, T26: `cancel(keep_draft=False)` while a reply streams ends the turn with no
+    live item left, and nothing of the draft ever reached the journal."""
     provider = FedProvider()
     service = await service_for(lambda r: Agent(provider))
     thread = await service.create(request_key="c")
     await service.send(thread.thread_id, "hello", request_key="s")
     await provider.feed.put(TextDelta("half an ans"))
     await until(service, thread.thread_id, lambda v: bool(live_items(v)))
-    cancelled = await service.cancel(thread.thread_id, request_key="x")
+    cancelled = await service.cancel(thread.thread_id, request_key="x", keep_draft=False)
     assert cancelled.status == "cancelled"
     assert (live_items(cancelled), cancelled.live) == ([], 0)
+    assert [item.kind for item in cancelled.items] == ["user"]
     later = await until(service, thread.thread_id, lambda v: v.version == cancelled.version)
     assert live_items(later) == []
     records = await store.read(thread.thread_id, after=0, limit=100)
     assert "half an ans" not in "".join(json.dumps(r.data) for r in records)
+
+
+async def test_a_stopped_reply_that_lost_the_race_to_the_runs_own_commit_is_left_out(
+    service_for: ServiceFor, store: ThreadStore
+) -> None:
+    """T26: when the run's own commit of a reply gets into the journal before the
+    cancel that carries that reply's draft, the committed reply stands and the draft
+    is left out of the transcript and the view, in every process."""
+    thread = await (await service_for(lambda r: Agent(FedProvider()))).create(request_key="c")
+    thread_id = thread.thread_id
+    sent = await store.append(
+        thread_id, [encode("input", message=message_data(Message.user("hi")))]
+    )
+    turn = f"turn-{sent.last_seq}"
+    full = Message.assistant("the whole answer")
+    draft = Message(
+        role="assistant",
+        content=(TextBlock(text="the wh"),),
+        extra={"automata.threads": {"stopped": True}},
+    )
+    await store.append(
+        thread_id,
+        [
+            encode("turn_started", turn=turn, run=1, surface={}, fingerprint=""),
+            encode(
+                "step", turn=turn, message=message_data(full), usage=None, stop_reason="end_turn"
+            ),
+            encode("stopped", turn=turn, reply=1, message=message_data(draft)),
+            encode("turn_ended", turn=turn, status="cancelled", error="cancelled"),
+        ],
+    )
+    view = await (await service_for(lambda r: Agent(FedProvider()))).view(thread_id)
+    assert [(i.id, i.kind, i.text, i.status) for i in view.items] == [
+        (f"{turn}.0.0", "user", "hi", None),
+        (f"{turn}.1.0", "assistant", "the whole answer", None),
+    ]
 
 
 async def test_a_failed_stream_drops_the_draft_and_keeps_the_partial_reply_under_its_id(

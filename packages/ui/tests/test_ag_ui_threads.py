@@ -6,52 +6,28 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-from automata_wire_testing import serving
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
-from automata.core import Agent, tool
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
-from automata.threads import AgentRequest, Host, SQLiteStore, ThreadService, require_approval
+from automata.threads import ThreadService
 from automata.ui import agui_thread_stream
 
 from ._node import run_client
+from ._threads import approving, sent, served_thread
 
-sent: list[str] = []
 
-
-@tool
-def send_email(to: str) -> str:
-    """Send an email."""
-    sent.append(to)
-    return f"sent to {to}"
+def run(service: ThreadService, request: Request) -> Response:
+    return agui_thread_stream(service, request, thread_id=request.path_params["thread_id"])
 
 
 @asynccontextmanager
 async def thread_agent(
     path: Path, provider: ScriptedProvider
 ) -> AsyncIterator[tuple[str, str, ThreadService]]:
-    def choose_agent(request: AgentRequest) -> Agent[Any]:
-        return Agent(provider, tools=[send_email], approver=require_approval("send_email"))
-
-    host = await Host.open(SQLiteStore(path / "threads.db"))
-    try:
-        service = host.thread_service(choose_agent)
-        thread = await service.create(request_key="create-1")
-
-        async def run(request: Request) -> Response:
-            return agui_thread_stream(service, request, thread_id=request.path_params["id"])
-
-        app = Starlette(routes=[Route("/threads/{id}/agent", run, methods=["POST"])])
-        async with serving(app) as client:
-            url = f"{client.base_url}/threads/{thread.thread_id}/agent"
-            yield url, thread.thread_id, service
-    finally:
-        await host.shutdown()
+    async with served_thread(path, approving(provider), "/threads/{thread_id}/agent", run) as got:
+        yield got
 
 
 async def test_a_thread_turn_reads_as_an_ag_ui_run(tmp_path: Path) -> None:

@@ -8,59 +8,31 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from automata_wire_testing import serving
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
-from automata.core import Agent, tool
+from automata.core import Agent
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
-from automata.threads import (
-    AgentRequest,
-    Host,
-    SQLiteStore,
-    ThreadService,
-    ask_user_tool,
-    require_approval,
-)
+from automata.threads import AgentRequest, ThreadService, ask_user_tool
+from automata.threads._agents import AgentFactory
 from automata.ui import ui_message_thread_stream
 
 from ._node import run_client
+from ._threads import approving, sent, served_thread
 from .test_ai_sdk_client import parts
 
-sent: list[str] = []
 
-
-@tool
-def send_email(to: str) -> str:
-    """Send an email."""
-    sent.append(to)
-    return f"sent to {to}"
-
-
-def thread_app(service: ThreadService) -> Starlette:
-    async def chat(request: Request) -> Response:
-        return ui_message_thread_stream(service, request.path_params["thread_id"], request)
-
-    return Starlette(routes=[Route("/threads/{thread_id}/chat", chat, methods=["POST"])])
+def chat(service: ThreadService, request: Request) -> Response:
+    return ui_message_thread_stream(service, request.path_params["thread_id"], request)
 
 
 @asynccontextmanager
 async def thread_chat(
-    path: Path, provider: ScriptedProvider
+    path: Path, provider: ScriptedProvider, factory: AgentFactory | None = None
 ) -> AsyncIterator[tuple[str, ThreadService]]:
-    def choose_agent(request: AgentRequest) -> Agent[Any]:
-        return Agent(provider, tools=[send_email], approver=require_approval("send_email"))
-
-    host = await Host.open(SQLiteStore(path / "threads.db"))
-    try:
-        service = host.thread_service(choose_agent)
-        thread = await service.create(request_key="create-1")
-        async with serving(thread_app(service)) as client:
-            yield f"{client.base_url}/threads/{thread.thread_id}/chat", service
-    finally:
-        await host.shutdown()
+    chosen = factory or approving(provider)
+    async with served_thread(path, chosen, "/threads/{thread_id}/chat", chat) as (url, _, service):
+        yield url, service
 
 
 async def test_a_thread_turn_streams_as_an_assistant_message(tmp_path: Path) -> None:
@@ -123,16 +95,9 @@ async def test_a_question_is_a_data_part_and_the_next_user_message_answers_it(
     def choose_agent(request: AgentRequest) -> Agent[Any]:
         return Agent(provider, tools=[ask_user_tool()])
 
-    host = await Host.open(SQLiteStore(tmp_path / "threads.db"))
-    try:
-        service = host.thread_service(choose_agent)
-        thread = await service.create(request_key="create-1")
-        async with serving(thread_app(service)) as client:
-            url = f"{client.base_url}/threads/{thread.thread_id}/chat"
-            read = await run_client("ai_sdk_chat.mjs", url, "plan a trip", "", "", "Oslo")
-        view = await service.view(thread.thread_id)
-    finally:
-        await host.shutdown()
+    async with thread_chat(tmp_path, provider, choose_agent) as (url, service):
+        read = await run_client("ai_sdk_chat.mjs", url, "plan a trip", "", "", "Oslo")
+        view = await service.view(url.split("/")[-2])
     assert read["errors"] == []
     questions = [part for part in read["data"] if part["type"] == "data-question"]
     assert [part["data"]["question"] for part in questions] == ["Which city?"]

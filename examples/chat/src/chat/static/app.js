@@ -2,11 +2,10 @@
 //
 // Everything shown is rendered from the server's views (ThreadView.to_dict()), which
 // arrive over server-sent events; the page keeps no state of its own that could
-// disagree with them, but for the text of an answer the reader stopped (stopped.js).
+// disagree with them (a stopped answer's text too: the server keeps it, T26).
 // Every action sends a request key (net.js), so nothing happens twice.
 
 import { act, newKey, notice } from "./net.js";
-import { keep, keptFor, streamedItems } from "./stopped.js";
 import { el, fill, rows, signature } from "./transcript.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,7 +17,6 @@ let view = null; // its latest view
 let viewSource = null; // its event stream
 let everConnected = false;
 let leaseTtl = null; // seconds a crashed server's turns stay claimed (from /settings)
-let stopping = null; // {threadId, turn, items}: a Stop the server has not shown yet
 let reconnected = false; // the view stream (re)opened: its first view is taken as it is
 
 function newer(candidate) {
@@ -34,14 +32,6 @@ function showView(candidate, fromStream = false) {
   const fresh = fromStream && reconnected;
   if (fromStream) reconnected = false;
   if (!fresh && !newer(candidate)) return;
-  if (stopping && stopping.threadId === candidate.thread_id) {
-    const streamed = streamedItems(candidate, stopping.turn);
-    if (streamed.length) stopping.items = streamed;
-    if (candidate.current_turn !== stopping.turn) {
-      keep(stopping.threadId, stopping.turn, stopping.items);
-      stopping = null;
-    }
-  }
   const moved = view === null || view.version !== candidate.version || view.live !== candidate.live;
   view = candidate;
   if (moved) progress.at = Date.now();
@@ -216,7 +206,7 @@ function renderItems() {
   const list = $("items");
   const keepIds = new Set();
   let previous = null;
-  for (const row of rows(view, keptFor(threadId))) {
+  for (const row of rows(view)) {
     keepIds.add(row.id);
     const sig = signature(row);
     let known = rendered.get(row.id);
@@ -370,8 +360,6 @@ async function respond(item, answer) {
 async function stop() {
   if (view === null || !(view.status === "running" || view.status === "waiting")) return;
   const turn = view.current_turn;
-  stopping = { threadId, turn, items: streamedItems(view, turn) };
-  keep(threadId, turn, stopping.items);
   const answer = await act(`cancel:${threadId}:${turn}`, `/threads/${threadId}/cancel`);
   if (answer) showView(answer);
 }

@@ -1,8 +1,9 @@
 // The conversation's items, drawn into the <li> nodes the page keeps for them.
 //
-// `rows(view, kept)` says what to show: the view's items, with an approval folded into
-// the card of the call it gates, an `ask_user` call shown as its question only, and
-// the text of a stopped answer (kept by the page, see stopped.js) after its turn.
+// `rows(view)` says what to show: the view's items, with an approval folded into the
+// card of the call it gates, an `ask_user` call shown as its question only, and the
+// text a cancel kept of a stopped answer (status `stopped`, docs/threads.md T26)
+// marked as such.
 // `fill(node, row, actions)` draws one row into its node; the page calls it only for
 // rows whose content changed, and always into the same node, so finished items keep
 // their DOM nodes (and a reader's selection or open fold) while an answer streams.
@@ -26,16 +27,13 @@ function button(className, text, onClick) {
 }
 
 /** The rows to draw for `view`: [{id, item, approval, hidden, stopped}], in order. */
-export function rows(view, kept) {
+export function rows(view) {
   const byCall = new Map();
   for (const item of view.items) {
     if (item.kind === "interaction" && item.call_id) byCall.set(item.call_id, item);
   }
-  const shown = new Set(view.items.map((item) => item.id));
   const out = [];
-  const items = view.items;
-  for (let index = 0; index < items.length; index++) {
-    const item = items[index];
+  for (const item of view.items) {
     const asked = item.kind === "tool_call" ? byCall.get(item.call_id) : undefined;
     out.push({
       id: item.id,
@@ -44,16 +42,8 @@ export function rows(view, kept) {
       hidden:
         (item.kind === "interaction" && item.interaction_kind === "approval") ||
         (item.kind === "tool_call" && asked !== undefined && asked.interaction_kind !== "approval"),
-      stopped: false,
+      stopped: item.status === "stopped",
     });
-    const next = items[index + 1];
-    const turnEnds = item.turn_id && (!next || next.turn_id !== item.turn_id);
-    if (turnEnds && kept.has(item.turn_id)) {
-      for (const partial of kept.get(item.turn_id)) {
-        if (shown.has(partial.id)) continue;
-        out.push({ id: partial.id, item: partial, approval: null, hidden: false, stopped: true });
-      }
-    }
   }
   return out;
 }

@@ -3,9 +3,11 @@
 The runner hands each of a turn's stream events to `Draft.take` while a step is made;
 the view shows the draft's blocks as live items under the key the reply will have once
 committed (`ThreadFold.next_reply_key`), so a live item and the committed item that
-replaces it share their id and ordinal. A draft is never journaled: it is dropped when
-its step commits, and when its turn is cancelled, fails or its runner stops. See
-docs/threads.md, T22-T24.
+replaces it share their id and ordinal. A draft is never journaled while it grows: it
+is dropped when its step commits, and when its turn fails or its runner stops. A
+cancel that reaches the host holding the draft journals what was written so far as
+the turn's stopped reply (`Draft.stopped_reply`, a `stopped` record). See
+docs/threads.md, T22-T24, T26.
 """
 
 from __future__ import annotations
@@ -15,9 +17,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from automata.core import StreamEvent, TextEvent, ThinkingEvent, ToolCallDeltaEvent
+from automata.core import (
+    Block,
+    Message,
+    StreamEvent,
+    TextBlock,
+    TextEvent,
+    ThinkingBlock,
+    ThinkingEvent,
+    ToolCallDeltaEvent,
+)
 
-__all__ = ["Draft", "DraftBlock", "LiveDrafts"]
+__all__ = ["STOPPED", "Draft", "DraftBlock", "LiveDrafts", "is_stopped"]
+
+STOPPED = "automata.threads"
+"""The `Message.extra` key of a reply its turn's cancel cut short: `{"stopped": true}`
+under it. Providers ignore keys not their own, so the marked message is sent as any
+other assistant message."""
+
+
+def is_stopped(message: Message) -> bool:
+    """Whether `message` is a reply a cancel cut short (`Draft.stopped_reply`)."""
+    mark = (message.extra or {}).get(STOPPED)
+    return isinstance(mark, dict) and mark.get("stopped") is True
 
 
 @dataclass
@@ -81,6 +103,23 @@ class Draft:
             return False
         self.revision += 1
         return True
+
+    def stopped_reply(self) -> Message | None:
+        """The reply as far as it was written, as an assistant message marked stopped
+        (`is_stopped`), or None when no text or thinking was written. Tool calls
+        being written are left out (their arguments are unfinished and no result
+        could follow them), so the message is one every provider accepts as the
+        transcript goes on; thinking is kept unsigned (a provider that needs a
+        signature leaves it out of its requests)."""
+        blocks: list[Block] = []
+        for block in self.blocks:
+            if block.kind == "assistant" and block.text:
+                blocks.append(TextBlock(text=block.text))
+            elif block.kind == "thinking" and block.text:
+                blocks.append(ThinkingBlock(thinking=block.text))
+        if not blocks:
+            return None
+        return Message(role="assistant", content=tuple(blocks), extra={STOPPED: {"stopped": True}})
 
     def _grow(self, kind: str, text: str) -> None:
         if self.blocks and self.blocks[-1].kind == kind:

@@ -169,6 +169,12 @@ class ThreadFold:
             usage = usage_from(data.get("usage"))
             if usage is not None:
                 self.usage = self.usage + usage
+        elif kind == "stopped":
+            turn = self._turn(data)
+            # the cancel's draft, if the run's own commit of that reply did not get in
+            # first (then the committed reply stands and the draft is left out)
+            if turn.phase == "running" and int(data["reply"]) == turn.replies + 1:
+                self._add_message(record.seq, turn.turn_id, message_from(data["message"]))
         elif kind == "dispatched":
             call = self.calls.get(str(data["call"]))
             if call is not None:

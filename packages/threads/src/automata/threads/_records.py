@@ -20,6 +20,11 @@ Kinds (data fields besides `v`):
 - `turn_started`: `turn`, `run` (1, then 2.. for each retry), `surface` (what the
   agent looked like) and `fingerprint` (its hash).
 - `step`: `turn`, `message` (the assistant's), `usage` (or null), `stop_reason`.
+- `stopped`: `turn`, `reply` (the reply's number in its turn, from 1), `message`
+  (an assistant message marked stopped in its `extra`, text and thinking only): what
+  a cancelled turn's model had streamed of reply `reply`, committed by the cancel.
+  It joins the transcript only when the turn's journal holds `reply - 1` replies at
+  that point (a run's own commit of the same reply, racing the cancel, stands).
 - `dispatched`: `turn`, `call` (a tool call id): committed before the call may run.
 - `results`: `turn`, `message` (the tool message answering the last step's calls).
 - `turn_ended`: `turn`, `status` (`done`, `failed`, `cancelled`,

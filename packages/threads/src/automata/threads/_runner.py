@@ -31,7 +31,8 @@ asks the summarizer again for a summary the journal holds.
 
 While a step is made, the run's stream events grow the thread's draft in the host's
 memory (`LiveDrafts`), never in the journal; the draft is replaced when its step
-commits and dropped when the run stops, whatever the reason.
+commits and dropped when the run stops, whatever the reason (a cancel on this host
+commits what it held first, in the cancel's own transaction: T26).
 """
 
 from __future__ import annotations

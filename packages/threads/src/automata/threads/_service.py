@@ -24,7 +24,7 @@ from automata.threads._errors import (
     ThreadNotFoundError,
     ThreadStateError,
 )
-from automata.threads._fold import ThreadFold
+from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import REDACTED
 from automata.threads._records import encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
@@ -333,12 +333,17 @@ class ThreadService:
         self._host.kick(thread_id)
         return await self._view(thread_id)
 
-    async def cancel(self, thread_id: str, *, request_key: str) -> ThreadView:
+    async def cancel(
+        self, thread_id: str, *, request_key: str, keep_draft: bool = True
+    ) -> ThreadView:
         """Cancel the running turn. Before it returns, the turn is committed as
         cancelled (every call without an outcome gets the error result `cancelled`)
         and the runner's lease is revoked, so nothing the cancelled run does later
-        reaches the journal. Cancelling an idle thread commits nothing else; queued
-        inputs stay queued and run next."""
+        reaches the journal. With `keep_draft` (the default), what the model had
+        streamed of the reply being written, when this host runs the turn, is
+        committed in the same transaction as the turn's last reply, marked stopped
+        (text and thinking; a call being written is left out: T26). Cancelling an
+        idle thread commits nothing else; queued inputs stay queued and run next."""
         self._host.admit()
         fold = await self._host.load(thread_id)
         turn = fold.current
@@ -348,6 +353,16 @@ class ThreadService:
             if open_calls:
                 results = error_results(open_calls, CANCELLED)
                 records.append(encode("results", turn=turn.turn_id, message=message_data(results)))
+            stopped = self._stopped_reply(fold, turn) if keep_draft else None
+            if stopped is not None:
+                records.append(
+                    encode(
+                        "stopped",
+                        turn=turn.turn_id,
+                        reply=turn.replies + 1,
+                        message=message_data(stopped),
+                    )
+                )
             records.append(
                 encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
             )
@@ -356,7 +371,9 @@ class ThreadService:
                 encode("turn_ended", turn=turn.turn_id, status="cancelled", error="cancelled")
             )
         queued = list(fold.queue)
-        claim = _claim("cancel", request_key, thread_id=thread_id)
+        # the default keeps the fingerprint cancels had before `keep_draft` existed
+        dropping: dict[str, Any] = {} if keep_draft else {"keep_draft": False}
+        claim = _claim("cancel", request_key, thread_id=thread_id, **dropping)
         commit = await self._store.append(
             thread_id,
             records,
@@ -370,6 +387,19 @@ class ThreadService:
             if queued:
                 self._host.kick(thread_id)
         return await self._view(thread_id)
+
+    def _stopped_reply(self, fold: ThreadFold, turn: TurnState) -> Message | None:
+        """The draft this host holds of `turn`'s next reply, as its stopped message
+        (None when it holds none, or one of another reply)."""
+        draft = self._host.drafts.get(fold.thread_id)
+        if (
+            draft is None
+            or turn.phase != "running"
+            or draft.turn_id != turn.turn_id
+            or draft.key != fold.next_reply_key(turn.turn_id)
+        ):
+            return None
+        return draft.stopped_reply()
 
     async def cancel_queued(self, thread_id: str, turn_id: str, *, request_key: str) -> ThreadView:
         """Take a queued input (a `QueuedInput.turn_id` of the view) off the queue.

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from automata.core import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
-from automata.threads._draft import Draft
+from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 ItemKind = Literal["user", "thinking", "assistant", "tool_call", "interaction"]
-ItemStatus = Literal["pending", "running", "done", "error", "answered", "closed"]
+ItemStatus = Literal["pending", "running", "done", "error", "answered", "closed", "stopped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,8 @@ class ViewItem:
     `live` is True for an item of the reply being written (the draft, T22): its
     `text` grows, and a `tool_call` item being written has `partial_input` (the
     argument JSON written so far) and no `tool_input` yet; it is replaced in place by
-    the committed item.
+    the committed item. A `thinking` or `assistant` item of a reply a cancel cut
+    short (T26) has `status` `stopped`; other text items have none.
 
     `text` is the user's or the model's text (or thinking); a `tool_call` item has
     `tool_name`, `tool_input`, `call_id`, `status` (`pending`: asked for, not yet
@@ -167,12 +168,13 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     if message.role != "assistant":
         return []
     items: list[tuple[str, dict[str, Any]]] = []
+    mark: dict[str, Any] = {"status": "stopped"} if is_stopped(message) else {}
     for index, block in enumerate(message.content):
         key = f"{entry.key}.{index}"
         if isinstance(block, ThinkingBlock):
-            items.append((key, {"kind": "thinking", "text": block.thinking}))
+            items.append((key, {"kind": "thinking", "text": block.thinking, **mark}))
         elif isinstance(block, TextBlock):
-            items.append((key, {"kind": "assistant", "text": block.text}))
+            items.append((key, {"kind": "assistant", "text": block.text, **mark}))
         elif isinstance(block, ToolUseBlock):
             call = fold.positions.get((entry.seq, index))
             status: ItemStatus = "pending"

@@ -29,11 +29,12 @@ from automata.core import (
     ToolUseBlock,
 )
 from automata.ui._agui_events import AGUIEventWriter
-from automata.ui._driver import drive
+from automata.ui._driver import drive, written
 from automata.ui._errors import InvalidRequestBodyError
 from automata.ui._limits import UILimits
 from automata.ui._response import EventStreamResponse
 from automata.ui._run_plan import ClientTool, RunPlan, check_continuable
+from automata.ui._wire_values import APPROVAL_PREFIX
 
 __all__ = ["agui_stream", "plan_agui_run", "read_run_input"]
 
@@ -122,7 +123,7 @@ def plan_agui_run(run_input: RunAgentInput) -> RunPlan:
         )
     decisions: dict[str, Approval] = {}
     for entry in run_input.resume or ():
-        call_id = entry.interrupt_id.removeprefix("approval-")
+        call_id = entry.interrupt_id.removeprefix(APPROVAL_PREFIX)
         payload = entry.payload if isinstance(entry.payload, dict) else {}
         approved = entry.status == "resolved" and payload.get("approved") is True
         reason = payload.get("reason")
@@ -228,9 +229,5 @@ async def _frames(
         client_tools=client_tools_of(run_input),
         max_queued_events=limits.max_queued_events,
     )
-    try:
-        async for item in items:
-            for event in writer.write(item):
-                yield encoder.encode(event)
-    finally:
-        await items.aclose()  # type: ignore[attr-defined]
+    async for frame in written(items, lambda item: map(encoder.encode, writer.write(item))):
+        yield frame

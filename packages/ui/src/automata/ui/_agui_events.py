@@ -14,59 +14,36 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
-    ReasoningEndEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
-    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    StateDeltaEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
     ToolCallArgsEvent,
     ToolCallEndEvent,
-    ToolCallResultEvent,
     ToolCallStartEvent,
 )
 
-from automata.core import (
-    ModelStep,
-    TextEvent,
-    ThinkingEvent,
-    ToolCallDeltaEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    ToolStep,
-    ToolUseBlock,
-    Usage,
-    UsageEvent,
-)
-from automata.ui._driver import Deferred, Failed, Finished, RunItem
-from automata.ui._vercel_chunks import approval_id, error_text, usage_data
+from automata.core import ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
+from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
+from automata.ui._driver import Deferred, Failed, Finished
+from automata.ui._run_items import RunItemWriter
+from automata.ui._wire_values import approval_id, error_text
 
 __all__ = ["APPROVAL_REASON", "AGUIEventWriter"]
 
-APPROVAL_REASON = "tool_approval"
-"""The `reason` of the interrupt a call waiting for approval ends the run with."""
 
-
-class AGUIEventWriter:
+class AGUIEventWriter(RunItemWriter[BaseEvent]):
     """Writes one run's items as AG-UI events (RUN_STARTED and the first
-    STATE_SNAPSHOT are the caller's). Only the top-level agent's events are written."""
+    STATE_SNAPSHOT are the caller's; `write` is `RunItemWriter`'s). Only the
+    top-level agent's events are written."""
 
     def __init__(self, *, thread_id: str, run_id: str) -> None:
         self._thread = thread_id
         self._run = run_id
         self._turn = 0
         self._message: str | None = None
-        self._open: str | None = None  # "text" | "reasoning"
-        self._in_step: str | None = None
+        self._text = TextRuns()
+        self._steps = Steps()
         self._started: set[str] = set()
         self._ended: set[str] = set()
         self._usage = Usage()
@@ -78,90 +55,84 @@ class AGUIEventWriter:
         if calls:
             yield from self._step("tools")
 
-    def write(self, item: RunItem) -> Iterator[BaseEvent]:
-        if isinstance(item, TextEvent | ThinkingEvent):
-            if item.depth == 0 and item.text:
-                yield from self._delta(isinstance(item, TextEvent), item.text)
-        elif isinstance(item, ToolCallDeltaEvent):
-            if item.depth == 0:
-                yield from self._close_text()
-                yield from self._call_start(item.call_id, item.name)
-                yield ToolCallArgsEvent(tool_call_id=item.call_id, delta=item.delta)
-        elif isinstance(item, ToolCallEvent):
-            if item.depth == 0:
-                yield from self._call_end(item.call)
-        elif isinstance(item, ToolResultEvent):
-            if item.depth == 0:
-                yield from self._call_end(item.call)
-                yield ToolCallResultEvent(
-                    message_id=f"{self._run}-result-{item.call.id}",
-                    tool_call_id=item.call.id,
-                    content=item.result,
-                    role="tool",
-                )
-        elif isinstance(item, UsageEvent):
-            if item.depth == 0:
-                self._usage = self._usage + item.usage
-        elif isinstance(item, ModelStep):
-            yield from self._model_step()
-            yield from self._close_text()
-            for call in item.tool_calls:
-                yield from self._call_end(call)
-            yield from self._end_step()
-            self._message = None
-            if item.tool_calls:
-                yield from self._step("tools")
-        elif isinstance(item, ToolStep):
-            yield from self._end_step()
-        elif isinstance(item, Deferred):
-            yield from self._end_step()
-            yield self._usage_delta()
-            outcome: Any
-            if item.approvals:
-                outcome = RunFinishedInterruptOutcome(
-                    interrupts=[
-                        Interrupt(
-                            id=approval_id(call.id),
-                            reason=APPROVAL_REASON,
-                            message=f"Allow {call.name}?",
-                            tool_call_id=call.id,
-                        )
-                        for call in item.approvals
-                    ]
-                )
-            else:
-                outcome = RunFinishedSuccessOutcome(
-                    pending_tool_call_ids=[call.id for call in item.client_calls]
-                )
-            yield RunFinishedEvent(thread_id=self._thread, run_id=self._run, outcome=outcome)
-        elif isinstance(item, Finished):
-            yield from self._end_step()
-            yield self._usage_delta()
-            output = item.result.output  # a text answer; a typed one stays in the messages
-            yield RunFinishedEvent(
-                thread_id=self._thread,
-                run_id=self._run,
-                result=output if isinstance(output, str) else None,
-            )
-        elif isinstance(item, Failed):
-            yield from self._close_text()
-            yield RunErrorEvent(message=error_text(item.error))
+    def text(self, reasoning: bool, delta: str) -> Iterator[BaseEvent]:
+        yield from self._model_step()
+        message = self._message
+        assert message is not None
+        part = f"{message}-reasoning" if reasoning else message
+        yield from self._text.delta(part, reasoning, delta)
 
-    def _usage_delta(self) -> StateDeltaEvent:
-        # a JSON Patch (RFC 6902) operation, validated into the protocol's own type
-        patch = [{"op": "add", "path": "/usage", "value": usage_data(self._usage)}]
-        return StateDeltaEvent.model_validate({"delta": patch})
+    def arguments(self, call_id: str, name: str, delta: str) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield from self._call_start(call_id, name)
+        yield ToolCallArgsEvent(tool_call_id=call_id, delta=delta)
+
+    def call(self, call: ToolUseBlock) -> Iterator[BaseEvent]:
+        yield from self._call_end(call)
+
+    def result(self, event: ToolResultEvent) -> Iterator[BaseEvent]:
+        yield from self._call_end(event.call)
+        yield call_result(self._run, event.call.id, event.result)
+
+    def usage(self, usage: Usage) -> Iterator[BaseEvent]:
+        self._usage = self._usage + usage  # sent once, as the run ends
+        yield from ()
+
+    def model_step(self, step: ModelStep) -> Iterator[BaseEvent]:
+        yield from self._model_step()
+        yield from self._text.close()
+        for call in step.tool_calls:
+            yield from self._call_end(call)
+        yield from self._end_step()
+        self._message = None
+        if step.tool_calls:
+            yield from self._step("tools")
+
+    def tool_step(self, step: ToolStep) -> Iterator[BaseEvent]:
+        yield from self._end_step()
+
+    def deferred(self, stopped: Deferred) -> Iterator[BaseEvent]:
+        yield from self._end_step()
+        yield usage_delta(self._usage)
+        outcome: Any
+        if stopped.approvals:
+            outcome = RunFinishedInterruptOutcome(
+                interrupts=[
+                    Interrupt(
+                        id=approval_id(call.id),
+                        reason=APPROVAL_REASON,
+                        message=f"Allow {call.name}?",
+                        tool_call_id=call.id,
+                    )
+                    for call in stopped.approvals
+                ]
+            )
+        else:
+            outcome = RunFinishedSuccessOutcome(
+                pending_tool_call_ids=[call.id for call in stopped.client_calls]
+            )
+        yield RunFinishedEvent(thread_id=self._thread, run_id=self._run, outcome=outcome)
+
+    def finished(self, done: Finished) -> Iterator[BaseEvent]:
+        yield from self._end_step()
+        yield usage_delta(self._usage)
+        output = done.result.output  # a text answer; a typed one stays in the messages
+        yield RunFinishedEvent(
+            thread_id=self._thread,
+            run_id=self._run,
+            result=output if isinstance(output, str) else None,
+        )
+
+    def failed(self, failure: Failed) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield RunErrorEvent(message=error_text(failure.error))
 
     def _step(self, kind: str) -> Iterator[BaseEvent]:
-        if self._in_step is None:
-            self._in_step = f"{kind}-{self._turn}"
-            yield StepStartedEvent(step_name=self._in_step)
+        yield from self._steps.start(f"{kind}-{self._turn}")
 
     def _end_step(self) -> Iterator[BaseEvent]:
-        yield from self._close_text()
-        if self._in_step is not None:
-            name, self._in_step = self._in_step, None
-            yield StepFinishedEvent(step_name=name)
+        yield from self._text.close()
+        yield from self._steps.finish()
 
     def _model_step(self) -> Iterator[BaseEvent]:
         if self._message is None:
@@ -169,34 +140,6 @@ class AGUIEventWriter:
             self._turn += 1
             self._message = f"{self._run}-{self._turn}"
             yield from self._step("model")
-
-    def _delta(self, text: bool, delta: str) -> Iterator[BaseEvent]:
-        yield from self._model_step()
-        kind = "text" if text else "reasoning"
-        message = self._message
-        assert message is not None
-        if self._open != kind:
-            yield from self._close_text()
-            self._open = kind
-            if text:
-                yield TextMessageStartEvent(message_id=message, role="assistant")
-            else:
-                yield ReasoningStartEvent(message_id=f"{message}-reasoning")
-                yield ReasoningMessageStartEvent(
-                    message_id=f"{message}-reasoning", role="reasoning"
-                )
-        if text:
-            yield TextMessageContentEvent(message_id=message, delta=delta)
-        else:
-            yield ReasoningMessageContentEvent(message_id=f"{message}-reasoning", delta=delta)
-
-    def _close_text(self) -> Iterator[BaseEvent]:
-        kind, self._open = self._open, None
-        if kind == "text" and self._message is not None:
-            yield TextMessageEndEvent(message_id=self._message)
-        elif kind == "reasoning" and self._message is not None:
-            yield ReasoningMessageEndEvent(message_id=f"{self._message}-reasoning")
-            yield ReasoningEndEvent(message_id=f"{self._message}-reasoning")
 
     def _call_start(self, call_id: str, name: str) -> Iterator[BaseEvent]:
         yield from self._model_step()
@@ -209,7 +152,7 @@ class AGUIEventWriter:
     def _call_end(self, call: ToolUseBlock) -> Iterator[BaseEvent]:
         if call.id in self._ended:
             return
-        yield from self._close_text()
+        yield from self._text.close()
         streamed = call.id in self._started
         yield from self._call_start(call.id, call.name)
         if not streamed:

@@ -6,44 +6,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
-    ReasoningEndEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
-    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
-    StateDeltaEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
     ToolCallArgsEvent,
     ToolCallEndEvent,
-    ToolCallResultEvent,
     ToolCallStartEvent,
 )
 
-from automata.ui._agui_events import APPROVAL_REASON
-from automata.ui._thread_diff import (
-    ApprovalAsked,
-    ArgumentsGrew,
-    CallInput,
-    CallOutcome,
-    CallStarted,
-    QuestionAsked,
-    StepStarted,
-    TextGrew,
-    ThreadDiff,
-)
-from automata.ui._vercel_chunks import usage_data
+from automata.ui import _thread_diff as changes
+from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
+from automata.ui._change_writer import ChangeWriter
 
 if TYPE_CHECKING:
     from automata.threads import ThreadView
@@ -54,74 +32,67 @@ QUESTION_REASON = "question"
 """The `reason` of the interrupt a thread's question (`ask_user`) ends a run with."""
 
 
-class ThreadEventWriter:
+class ThreadEventWriter(ChangeWriter[BaseEvent]):
     """Writes what is new in each view of the turn `diff` follows as AG-UI events
     (**U8**); `finish` ends the run, with an interrupt per pending approval or
     question (**U10**)."""
 
-    def __init__(self, diff: ThreadDiff, *, thread_id: str, run_id: str) -> None:
-        self.diff = diff
+    def __init__(self, diff: changes.ThreadDiff, *, thread_id: str, run_id: str) -> None:
+        super().__init__(diff)
         self._thread = thread_id
         self._run = run_id
-        self._step: str | None = None
-        self._open: tuple[str, bool] | None = None  # (message id, reasoning)
+        self._steps = Steps()
+        self._text = TextRuns()
         self._parent: str | None = None
         self._streamed: set[str] = set()
         self._interrupts: list[Interrupt] = []
 
-    def write(self, view: ThreadView) -> Iterator[BaseEvent]:
-        for change in self.diff.changes(view):
-            if isinstance(change, StepStarted):
-                yield from self._end_step()
-                self._step = f"reply-{change.step}"
-                self._parent = f"{self.diff.turn_id}.{change.step}"
-                yield StepStartedEvent(step_name=self._step)
-            elif isinstance(change, TextGrew):
-                yield from self._text(change)
-            elif isinstance(change, CallStarted):
-                yield from self._close()
-                yield ToolCallStartEvent(
-                    tool_call_id=change.call_id,
-                    tool_call_name=change.name,
-                    parent_message_id=self._parent,
-                )
-            elif isinstance(change, ArgumentsGrew):
-                self._streamed.add(change.call_id)
-                yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=change.delta)
-            elif isinstance(change, CallInput):
-                if change.call_id not in self._streamed:
-                    arguments = json.dumps(change.input, ensure_ascii=False)
-                    yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=arguments)
-                yield ToolCallEndEvent(tool_call_id=change.call_id)
-            elif isinstance(change, CallOutcome):
-                yield from self._close()
-                yield ToolCallResultEvent(
-                    message_id=f"{self._run}-result-{change.call_id}",
-                    tool_call_id=change.call_id,
-                    content=change.result,
-                    role="tool",
-                )
-            elif isinstance(change, ApprovalAsked):
-                self._interrupts.append(
-                    Interrupt(
-                        id=change.interaction_id,
-                        reason=APPROVAL_REASON,
-                        tool_call_id=change.call_id,
-                    )
-                )
-            elif isinstance(change, QuestionAsked):
-                self._interrupts.append(
-                    Interrupt(
-                        id=change.interaction_id, reason=QUESTION_REASON, message=change.question
-                    )
-                )
+    def step_started(self, change: changes.StepStarted) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        self._parent = f"{self.diff.turn_id}.{change.step}"
+        yield from self._steps.start(f"reply-{change.step}")
+
+    def text_grew(self, change: changes.TextGrew) -> Iterator[BaseEvent]:
+        if not change.reasoning:
+            self._parent = change.item_id  # this reply's calls join its message
+        yield from self._text.delta(change.item_id, change.reasoning, change.delta)
+
+    def call_started(self, change: changes.CallStarted) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield ToolCallStartEvent(
+            tool_call_id=change.call_id, tool_call_name=change.name, parent_message_id=self._parent
+        )
+
+    def arguments_grew(self, change: changes.ArgumentsGrew) -> Iterator[BaseEvent]:
+        self._streamed.add(change.call_id)
+        yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=change.delta)
+
+    def call_input(self, change: changes.CallInput) -> Iterator[BaseEvent]:
+        if change.call_id not in self._streamed:
+            arguments = json.dumps(change.input, ensure_ascii=False)
+            yield ToolCallArgsEvent(tool_call_id=change.call_id, delta=arguments)
+        yield ToolCallEndEvent(tool_call_id=change.call_id)
+
+    def call_outcome(self, change: changes.CallOutcome) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield call_result(self._run, change.call_id, change.result)
+
+    def approval_asked(self, change: changes.ApprovalAsked) -> Iterator[BaseEvent]:
+        self._interrupts.append(
+            Interrupt(id=change.interaction_id, reason=APPROVAL_REASON, tool_call_id=change.call_id)
+        )
+        yield from ()
+
+    def question_asked(self, change: changes.QuestionAsked) -> Iterator[BaseEvent]:
+        self._interrupts.append(
+            Interrupt(id=change.interaction_id, reason=QUESTION_REASON, message=change.question)
+        )
+        yield from ()
 
     def finish(self, view: ThreadView) -> Iterator[BaseEvent]:
-        yield from self._end_step()
-        patch: list[dict[str, Any]] = [
-            {"op": "add", "path": "/usage", "value": usage_data(view.usage)}
-        ]
-        yield StateDeltaEvent.model_validate({"delta": patch})
+        yield from self._text.close()
+        yield from self._steps.finish()
+        yield usage_delta(view.usage)
         if view.status == "failed":
             yield RunErrorEvent(message=f"the turn failed: {view.error or ''}")
             return
@@ -129,34 +100,3 @@ class ThreadEventWriter:
             RunFinishedInterruptOutcome(interrupts=self._interrupts) if self._interrupts else None
         )
         yield RunFinishedEvent(thread_id=self._thread, run_id=self._run, outcome=outcome)
-
-    def _text(self, change: TextGrew) -> Iterator[BaseEvent]:
-        if self._open != (change.item_id, change.reasoning):
-            yield from self._close()
-            self._open = (change.item_id, change.reasoning)
-            if change.reasoning:
-                yield ReasoningStartEvent(message_id=change.item_id)
-                yield ReasoningMessageStartEvent(message_id=change.item_id, role="reasoning")
-            else:
-                self._parent = change.item_id  # this reply's calls join its message
-                yield TextMessageStartEvent(message_id=change.item_id, role="assistant")
-        if change.reasoning:
-            yield ReasoningMessageContentEvent(message_id=change.item_id, delta=change.delta)
-        else:
-            yield TextMessageContentEvent(message_id=change.item_id, delta=change.delta)
-
-    def _close(self) -> Iterator[BaseEvent]:
-        if self._open is not None:
-            message, reasoning = self._open
-            self._open = None
-            if reasoning:
-                yield ReasoningMessageEndEvent(message_id=message)
-                yield ReasoningEndEvent(message_id=message)
-            else:
-                yield TextMessageEndEvent(message_id=message)
-
-    def _end_step(self) -> Iterator[BaseEvent]:
-        yield from self._close()
-        if self._step is not None:
-            name, self._step = self._step, None
-            yield StepFinishedEvent(step_name=name)

@@ -4,7 +4,6 @@ extra (`automata-ai-ui[threads]`)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import RunAgentInput, RunStartedEvent, StateSnapshotEvent, UserMessage
@@ -18,10 +17,10 @@ from automata.ui._errors import InvalidRequestBodyError
 from automata.ui._limits import UILimits
 from automata.ui._response import EventStreamResponse
 from automata.ui._thread_diff import ThreadDiff
-from automata.ui._thread_turns import TurnStart, answer_approvals, send_or_answer
+from automata.ui._thread_turns import TurnStart, answer_approvals, followed, send_or_answer
 
 if TYPE_CHECKING:
-    from automata.threads import ThreadService, ThreadView
+    from automata.threads import ThreadService
 
 __all__ = ["agui_thread_stream"]
 
@@ -96,14 +95,5 @@ async def _frames(
     yield encoder.encode(RunStartedEvent(thread_id=thread_id, run_id=run_input.run_id))
     state = run_input.state if isinstance(run_input.state, dict) else {}
     yield encoder.encode(StateSnapshotEvent(snapshot=state))
-    last: ThreadView | None = None
-    async with aclosing(service.subscribe(thread_id)) as views:
-        async for view in views:
-            last = view
-            for event in writer.write(view):
-                yield encoder.encode(event)
-            if writer.diff.done(view):
-                break
-    if last is not None:
-        for event in writer.finish(last):
-            yield encoder.encode(event)
+    async for frame in followed(service, thread_id, writer, encoder.encode):
+        yield frame

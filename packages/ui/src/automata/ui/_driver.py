@@ -6,7 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +33,7 @@ from automata.core import (
 from automata.ui._errors import StreamOverflowError
 from automata.ui._run_plan import ClientTool, RunPlan
 
-__all__ = ["Deferred", "Failed", "Finished", "RunItem", "drive"]
+__all__ = ["Deferred", "Failed", "Finished", "RunItem", "drive", "written"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +130,7 @@ async def drive(
     approval_required: Collection[str],
     client_tools: Sequence[ClientTool],
     max_queued_events: int,
-) -> AsyncIterator[RunItem]:
+) -> AsyncGenerator[RunItem, None]:
     """Run `plan` on `agent` and yield its events and steps in order, then one
     `Finished`, `Failed` or `Deferred`.
 
@@ -185,3 +193,16 @@ async def drive(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def written(
+    items: AsyncGenerator[RunItem, None], write: Callable[[RunItem], Iterable[str]]
+) -> AsyncIterator[str]:
+    """The frames `write` makes of each of `items` (a `drive`), in order; `items` is
+    closed (its run cancelled and waited for) however the reading ends."""
+    try:
+        async for item in items:
+            for frame in write(item):
+                yield frame
+    finally:
+        await items.aclose()

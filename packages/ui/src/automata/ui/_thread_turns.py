@@ -1,21 +1,31 @@
 """What a front end's request does to a durable thread before its stream starts:
 send a message (or answer the question the thread waits on), or answer approvals;
-and where in the thread the stream then picks the turn up. The threads service's
-errors are mapped to the adapters' own (404, 400)."""
+where in the thread the stream then picks the turn up; and the following of the turn
+both protocols' thread streams do. The threads service's errors are mapped to the
+adapters' own (404, 400)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from automata.ui._errors import InvalidRequestBodyError, UIProtocolError
 
 if TYPE_CHECKING:
     from automata.threads import ThreadService, ThreadView, ViewItem
+    from automata.ui._change_writer import ChangeWriter
 
-__all__ = ["ThreadNotFound", "TurnStart", "answer_approvals", "send_or_answer"]
+__all__ = [
+    "ThreadNotFound",
+    "TurnStart",
+    "answer_approvals",
+    "followed",
+    "send_or_answer",
+]
+
+Part = TypeVar("Part")
 
 
 class ThreadNotFound(UIProtocolError):
@@ -84,6 +94,28 @@ async def answer_approvals(
         if not answered or answered[-1].turn_id is None:
             raise ThreadNotFound("the approvals answer no interaction of this thread")
         return TurnStart(answered[-1].turn_id, answered[-1].ordinal, view)
+
+
+async def followed(
+    service: ThreadService,
+    thread_id: str,
+    writer: ChangeWriter[Part],
+    frame: Callable[[Part], str],
+) -> AsyncIterator[str]:
+    """The frames of what `writer` writes of each view of the thread (`subscribe`)
+    until its turn is done (`ThreadDiff.done`), then of its `finish`. The
+    subscription is closed however the reading ends; the turn runs on."""
+    last: ThreadView | None = None
+    async with aclosing(service.subscribe(thread_id)) as views:
+        async for view in views:
+            last = view
+            for part in writer.write(view):
+                yield frame(part)
+            if writer.diff.done(view):
+                break
+    if last is not None:
+        for part in writer.finish(last):
+            yield frame(part)
 
 
 def _pending_question(view: ThreadView) -> ViewItem | None:

@@ -10,16 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from automata.core import Agent
-from automata.ui._driver import drive
+from automata.ui._chunk_parts import DONE_FRAME, UI_MESSAGE_STREAM_HEADERS, sse_frame
+from automata.ui._driver import drive, written
 from automata.ui._limits import UILimits
 from automata.ui._response import EventStreamResponse
 from automata.ui._run_plan import ClientTool, RunPlan, check_continuable
-from automata.ui._vercel_chunks import (
-    DONE_FRAME,
-    UI_MESSAGE_STREAM_HEADERS,
-    UIChunkWriter,
-    sse_frame,
-)
+from automata.ui._vercel_chunks import UIChunkWriter
 from automata.ui._vercel_request import plan_chat_run, read_chat_request
 
 __all__ = ["ui_message_stream"]
@@ -87,10 +83,6 @@ async def _frames(
         client_tools=client_tools,
         max_queued_events=limits.max_queued_events,
     )
-    try:
-        async for item in items:
-            for chunk in writer.write(item):
-                yield sse_frame(chunk)
-    finally:
-        await items.aclose()  # type: ignore[attr-defined]
+    async for frame in written(items, lambda item: map(sse_frame, writer.write(item))):
+        yield frame
     yield DONE_FRAME

@@ -4,26 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from automata.ui._chunk_parts import DONE_FRAME, UI_MESSAGE_STREAM_HEADERS, sse_frame
 from automata.ui._limits import UILimits
 from automata.ui._response import EventStreamResponse
 from automata.ui._thread_chunks import ThreadChunkWriter
 from automata.ui._thread_diff import ThreadDiff
-from automata.ui._thread_turns import TurnStart, answer_approvals, send_or_answer
-from automata.ui._vercel_chunks import (
-    DONE_FRAME,
-    UI_MESSAGE_STREAM_HEADERS,
-    sse_frame,
-)
+from automata.ui._thread_turns import TurnStart, answer_approvals, followed, send_or_answer
 from automata.ui._vercel_request import ChatRequest, read_chat_request, tool_part_name
 
 if TYPE_CHECKING:
-    from automata.threads import ThreadService, ThreadView
+    from automata.threads import ThreadService
 
 __all__ = ["ui_message_thread_stream"]
 
@@ -113,15 +108,6 @@ async def _frames(
 ) -> AsyncIterator[str]:
     yield sse_frame({"type": "start", "messageId": message_id} if message_id else {"type": "start"})
     yield sse_frame({"type": "data-thread", "data": {"threadId": thread_id}, "transient": True})
-    async with aclosing(service.subscribe(thread_id)) as views:
-        last: ThreadView | None = None
-        async for view in views:
-            last = view
-            for chunk in writer.write(view):
-                yield sse_frame(chunk)
-            if writer.diff.done(view):
-                break
-    if last is not None:
-        for chunk in writer.finish(last):
-            yield sse_frame(chunk)
+    async for frame in followed(service, thread_id, writer, sse_frame):
+        yield frame
     yield DONE_FRAME
