@@ -92,6 +92,7 @@ function open(id) {
   threadId = id;
   view = null;
   following = true;
+  lastScrollTop = 0; // the next look at the list must not read as a scroll up
   $("message").value = "";
   notice("");
   showThreads(false);
@@ -163,6 +164,7 @@ const OUTCOME_TEXT = {
 
 const rendered = new Map(); // row id -> {signature, node}
 let following = true; // the reader is at the bottom: new text scrolls into view
+let lastScrollTop = 0; // where the list was scrolled to when last looked at
 
 const actions = {
   respond,
@@ -172,6 +174,17 @@ const actions = {
 
 function atBottom(list) {
   return list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+}
+
+// Whether to keep following, read from where the reader has scrolled: up from where the
+// list was last seen stops following, back at the bottom follows again. Read at each
+// render as well as on scroll events, since a scroll event comes late: content that
+// grew in between must not be taken for the reader scrolling away, and a reader's
+// scroll up must not be undone by a render that runs before its event.
+function readScroll(list) {
+  if (list.scrollTop < lastScrollTop - 1) following = false;
+  else if (atBottom(list)) following = true;
+  lastScrollTop = list.scrollTop;
 }
 
 function pendingQuestion() {
@@ -257,6 +270,7 @@ function render() {
     renderResume();
     return;
   }
+  readScroll(list); // before this render changes the list's height
   $("title").textContent = view.title || "New chat";
   $("status").textContent = STATUS_TEXT[view.status] || view.status;
   $("status").dataset.status = view.status;
@@ -282,6 +296,7 @@ function render() {
   renderComposer();
   renderResume();
   if (following) list.scrollTop = list.scrollHeight;
+  lastScrollTop = list.scrollTop;
 }
 
 function queuedNode(queued) {
@@ -324,6 +339,7 @@ async function sendText(id, text) {
   const answer = await act(`send:${id}:${text}`, `/threads/${id}/messages`, { text });
   if (answer === null) return null;
   following = true;
+  lastScrollTop = 0; // the next look at the list must not read as a scroll up
   showView(answer);
   return answer;
 }
@@ -375,6 +391,7 @@ async function regenerate() {
   });
   if (answer) {
     following = true;
+    lastScrollTop = 0; // the next look at the list must not read as a scroll up
     showView(answer);
   }
 }
@@ -457,9 +474,7 @@ document.addEventListener("keydown", (event) => {
   stop();
 });
 
-$("items").addEventListener("scroll", () => {
-  following = atBottom($("items"));
-});
+$("items").addEventListener("scroll", () => readScroll($("items")));
 
 $("stop").addEventListener("click", stop);
 $("regenerate").addEventListener("click", regenerate);
