@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,54 @@ def test_an_acp_server_serves_an_agent_or_a_thread_service_never_both() -> None:
     with pytest.raises(ValueError, match="require_approval"):
         AcpServer(threads=opener, ask_permission=True)
     assert AcpServer(threads=opener).target is None
+
+
+async def run_cli(target: str, cwd: Path) -> tuple[int | None, bytes, str]:
+    """Run the real `automata-acp` on `target` from `cwd`, stdin closed: its exit
+    status, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        str(CLI),
+        target,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+    return process.returncode, stdout, stderr.decode()
+
+
+async def test_a_module_whose_import_raises_exits_2_with_one_line_on_stderr(
+    tmp_path: Path,
+) -> None:
+    """A8: the import's own error, not a traceback and exit status 1."""
+    broken = tmp_path / "broken_agent.py"
+    broken.write_text('"""An agent."""\n\nagent = Agent("test:model")\n', encoding="utf-8")
+    assert await run_cli("broken_agent:agent", tmp_path) == (
+        2,
+        b"",
+        "automata-acp: cannot import 'broken_agent': NameError: name 'Agent' is not "
+        f"defined ({broken}, line 3)\n",
+    )
+
+
+async def test_a_module_with_a_syntax_error_exits_2_with_one_line_on_stderr(
+    tmp_path: Path,
+) -> None:
+    """A8"""
+    (tmp_path / "typo_agent.py").write_text("agent = Agent(\n", encoding="utf-8")
+    assert await run_cli("typo_agent:agent", tmp_path) == (
+        2,
+        b"",
+        "automata-acp: cannot import 'typo_agent': SyntaxError: '(' was never closed "
+        "(typo_agent.py, line 1)\n",
+    )
+
+
+async def test_a_missing_module_exits_2_naming_it(tmp_path: Path) -> None:
+    """A8"""
+    assert await run_cli("no_such_agent:agent", tmp_path) == (
+        2,
+        b"",
+        "automata-acp: No module named 'no_such_agent'\n",
+    )

@@ -163,9 +163,17 @@ def test_run_sync_outside_a_loop_still_runs() -> None:
 
 async def test_an_unknown_run_keyword_names_the_method_and_the_accepted_ones() -> None:
     with pytest.raises(ArgumentTypeError) as caught:
+        await Agent(ScriptedProvider([])).run("go", verbose=True)  # type: ignore[call-overload]
+    assert str(caught.value) == (
+        f"Agent.run() got an unexpected keyword argument 'verbose'; it accepts: {ACCEPTED}"
+    )
+
+
+async def test_a_misspelt_run_keyword_is_answered_with_the_keyword_meant() -> None:
+    with pytest.raises(ArgumentTypeError) as caught:
         await Agent(ScriptedProvider([])).run("go", max_step=3)  # type: ignore[call-overload]
     assert str(caught.value) == (
-        f"Agent.run() got unexpected keyword argument 'max_step'; it accepts: {ACCEPTED}"
+        "Agent.run() got an unexpected keyword argument 'max_step'; did you mean 'max_steps'?"
     )
 
 
@@ -183,7 +191,7 @@ def test_an_unknown_run_sync_keyword_names_run_sync() -> None:
     with pytest.raises(ArgumentTypeError) as caught:
         Agent(ScriptedProvider([])).run_sync("go", steps=3)  # type: ignore[call-overload]
     assert str(caught.value) == (
-        f"Agent.run_sync() got unexpected keyword argument 'steps'; it accepts: {ACCEPTED}"
+        "Agent.run_sync() got an unexpected keyword argument 'steps'; did you mean 'max_steps'?"
     )
 
 

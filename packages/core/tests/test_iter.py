@@ -329,7 +329,7 @@ def test_iter_checks_its_arguments_before_anything_runs() -> None:
     provider = ScriptedProvider([])
     with pytest.raises(ArgumentTypeError) as caught:
         Agent(provider).iter("go", max_step=3)  # type: ignore[call-overload]
-    assert str(caught.value).startswith(
-        "Agent.iter() got unexpected keyword argument 'max_step'; it accepts: "
+    assert str(caught.value) == (
+        "Agent.iter() got an unexpected keyword argument 'max_step'; did you mean 'max_steps'?"
     )
     assert provider.requests == []

@@ -193,8 +193,19 @@ async def test_an_unknown_run_keyword_is_refused_naming_every_keyword_a_run_acce
     """L4: the accepted list in the message is derived from the run options' fields."""
     agent = Agent(ScriptedProvider([Message.assistant("never")]))
     with pytest.raises(ArgumentTypeError) as caught:
-        await agent.run("x", max_turns=3)  # type: ignore[call-overload]
+        await agent.run("x", verbose=True)  # type: ignore[call-overload]
     accepted = ", ".join(sorted([*RUN_KEYWORDS, "deps"]))
     assert str(caught.value) == (
-        f"Agent.run() got unexpected keyword argument 'max_turns'; it accepts: {accepted}"
+        f"Agent.run() got an unexpected keyword argument 'verbose'; it accepts: {accepted}"
+    )
+
+
+async def test_a_run_keyword_close_to_an_accepted_one_is_answered_with_it() -> None:
+    """L4: a misspelt keyword is met with the keyword meant."""
+    agent = Agent(ScriptedProvider([Message.assistant("never")]))
+    with pytest.raises(ArgumentTypeError) as caught:
+        await agent.run("x", max_turns=3)  # type: ignore[call-overload]
+    assert str(caught.value) == (
+        "Agent.run() got an unexpected keyword argument 'max_turns'; "
+        "did you mean 'max_correction_turns'?"
     )

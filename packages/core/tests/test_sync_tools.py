@@ -192,7 +192,7 @@ agent = Agent(
     tool_policy=ToolPolicy(timeout=0.3),
 )
 never = threading.Event()
-agent.tool(lambda: never.wait() and "released", name="stuck")
+agent.tool(lambda: never.wait() and "released", name="stuck", description="Hangs.")
 print(agent.run_sync("go").output, flush=True)
 """
 

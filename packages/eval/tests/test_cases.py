@@ -54,6 +54,50 @@ def test_an_invalid_case_is_reported_with_its_file_and_name(tmp_path: Path) -> N
     assert "expect.required_tool" in str(caught.value)
 
 
+def test_a_misspelt_expect_key_is_answered_with_the_key_meant(tmp_path: Path) -> None:
+    """E1: `expect.contain` is met with `contains`, not pydantic's bare refusal."""
+    path = write(tmp_path / "typo.yaml", "name: greet\ntask: t\nexpect:\n  contain: [hi]\n")
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert str(caught.value) == (
+        f"{path}: case 'greet': expect.contain: unknown field; did you mean 'contains'?"
+    )
+
+
+def test_misspelt_keys_are_answered_at_every_depth(tmp_path: Path) -> None:
+    """E1: in a case, in a file expectation (under its path) and in a judge dimension."""
+    path = write(
+        tmp_path / "typos.yaml",
+        "name: deep\n"
+        "tsk: t\n"
+        "expect:\n"
+        "  files:\n"
+        "    out.txt: {contain: [x]}\n"
+        "judge:\n"
+        "  - {name: tone, rubric: r, gol: 3}\n",
+    )
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert str(caught.value) == (
+        f"{path}: case 'deep': task: Field required; "
+        "expect.files.out.txt.contain: unknown field; did you mean 'contains'?; "
+        "judge.0.gol: unknown field; did you mean 'gold'?; "
+        "tsk: unknown field; did you mean 'task'?"
+    )
+
+
+def test_an_unknown_key_close_to_nothing_lists_the_fields_taken_there(tmp_path: Path) -> None:
+    """E1"""
+    path = write(tmp_path / "odd.yaml", "name: odd\ntask: t\nexpect: {sparkle: true}\n")
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert str(caught.value) == (
+        f"{path}: case 'odd': expect.sparkle: unknown field; Expect takes: completes, "
+        "contains, contains_any, files, forbidden_tools, guardrails, matches, max_steps, "
+        "required_args, required_tools, strict_order, tool_order"
+    )
+
+
 def test_a_case_without_a_name_is_named_by_its_position(tmp_path: Path) -> None:
     """E1: `#n` when the case has no name."""
     path = write(tmp_path / "bad.yaml", "- {name: a, task: t}\n- {task: t}\n")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from automata.eval import load_cases, load_report
-from automata.eval._cli import main
+from automata.eval import Grade, RunReport, Scorecard, TrialResult, load_cases, load_report
+from automata.eval._cli import _Progress, main
 
 AGENTS = textwrap.dedent(
     """
@@ -134,8 +134,76 @@ def test_compare_prints_the_deltas(project: str) -> None:
     code, out, _ = run("compare", "--baseline", str(before), "--candidate", str(after))
     assert code == 0
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines[1:]] == ["total", "l1", "l2", "l3"]
-    assert "no CI" in lines[1]
+    assert [line.split()[0] for line in lines[1:]] == ["Total", "L1", "L2", "L3", "Pass@1"]
+    assert lines[1].endswith("  no confidence interval")
+
+
+def write_report_file(path: Path, run_id: str, **card: object) -> str:
+    """A report file whose scorecard holds `card` (over neutral defaults)."""
+    scorecard = Scorecard.model_validate(
+        {"total": 50.0, "l1": 1.0, "l2": 0.5, "l3": 0.5, "compliance": 1.0}
+        | {"tool_call_accuracy": 0.5, "pass_at_1": 0.5}
+        | card
+    )
+    report = RunReport(
+        run_id=run_id,
+        started_at="2026-01-01T00:00:00+00:00",
+        trials_per_case=3,
+        cases=(),
+        scorecard=scorecard,
+    )
+    path.write_text(report.model_dump_json(), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def regressed(tmp_path: Path) -> tuple[str, str]:
+    """A baseline and a candidate whose total and Pass@1 fell beyond the intervals."""
+    before = write_report_file(
+        tmp_path / "before.json",
+        "before",
+        total=75.0,
+        pass_at_1=0.8,
+        total_interval=(70.0, 80.0),
+        pass_at_1_interval=(0.7, 0.9),
+    )
+    after = write_report_file(
+        tmp_path / "after.json",
+        "after",
+        total=60.0,
+        pass_at_1=0.4,
+        total_interval=(55.0, 65.0),
+        pass_at_1_interval=(0.3, 0.5),
+    )
+    return before, after
+
+
+def test_compare_words_each_verdict_in_full_and_names_the_regressions(
+    regressed: tuple[str, str],
+) -> None:
+    """E15: "confidence interval" in full, a Pass@1 row, and the metrics that fell."""
+    code, out, _ = run("compare", "--baseline", regressed[0], "--candidate", regressed[1])
+    assert code == 0
+    assert out.splitlines() == [
+        "before -> after",
+        "Total     75.000 ->    60.000   -15.000  outside the confidence intervals",
+        "L1         1.000 ->     1.000    +0.000  no confidence interval",
+        "L2         0.500 ->     0.500    +0.000  no confidence interval",
+        "L3         0.500 ->     0.500    +0.000  outside the confidence intervals",
+        "Pass@1     0.800 ->     0.400    -0.400  outside the confidence intervals",
+        "regressed beyond the confidence intervals: Total, Pass@1",
+    ]
+
+
+def test_compare_fails_on_a_regression_when_asked(regressed: tuple[str, str]) -> None:
+    """E18: `--fail-on-regression` exits 1 on a drop beyond the intervals, 0 on a rise."""
+    before, after = regressed
+    assert (
+        run("compare", "--baseline", before, "--candidate", after, "--fail-on-regression")[0] == 1
+    )
+    assert (
+        run("compare", "--baseline", after, "--candidate", before, "--fail-on-regression")[0] == 0
+    )
 
 
 def test_export_writes_the_failed_cases_as_drafts(project: str) -> None:
@@ -176,3 +244,44 @@ def test_on_a_terminal_progress_redraws_one_line(project: str) -> None:
     assert text.count("\r\x1b[2K") == 6
     assert text.count("\n") == 1
     assert "[6/6] 3 failed" in text
+
+
+class Clock:
+    """Seconds that advance only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_progress_shows_elapsed_time_an_estimate_and_why_a_trial_failed() -> None:
+    """E18: the time so far and left, and the first line of a failed trial's error
+    (or the graders that failed), not `agent_error` alone."""
+    stream, clock = io.StringIO(), Clock()
+    progress = _Progress(4, stream, clock=clock)
+    clock.now += 5
+    progress(TrialResult(case="paris", trial=1, passed=True))
+    clock.now += 10
+    progress(
+        TrialResult(
+            case="rome",
+            trial=1,
+            passed=False,
+            failure="agent_error",
+            error="RuntimeError: the weather API is down\nTraceback (most recent call last):",
+        )
+    )
+    clock.now += 45
+    failed = Grade(grader="contains", passed=False, detail="missing 'rain'")
+    progress(TrialResult(case="rome", trial=2, passed=False, grades=(failed,)))
+    clock.now += 3600
+    progress(TrialResult(case="rome", trial=3, passed=False, failure="timeout"))
+    assert stream.getvalue().splitlines() == [
+        "[1/4] 0 failed · 0:05 elapsed, ~0:15 left · paris #1: pass",
+        "[2/4] 1 failed · 0:15 elapsed, ~0:15 left · rome #1: "
+        "FAIL (agent_error: RuntimeError: the weather API is down)",
+        "[3/4] 2 failed · 1:00 elapsed, ~0:20 left · rome #2: FAIL (contains)",
+        "[4/4] 3 failed · 1:01:00 elapsed · rome #3: FAIL (timeout)",
+    ]

@@ -236,3 +236,52 @@ def test_writing_again_overwrites_the_site(tmp_path: Path) -> None:
     write_html(load_sample_report(), tmp_path)
     html = write_html(empty_report(), tmp_path).read_text()
     assert "no cases ran" in html
+
+
+def test_the_failures_column_says_why_each_failed_case_failed(tmp_path: Path) -> None:
+    """A trial that ran to its end is named by its failed graders, one that did not by
+    its failure; a passing case's cell stays empty."""
+    missed = Grade(grader="contains", passed=False, detail="missing 'rain'")
+    forbidden = Grade(grader="forbidden_tools", passed=False, kind="compliance")
+    kept = Grade(grader="completes", passed=True)
+    results = (
+        CaseResult(
+            case=Case(name="graded", task="t"),
+            trials=(
+                TrialResult(case="graded", trial=1, passed=False, grades=(missed, kept)),
+                TrialResult(case="graded", trial=2, passed=False, grades=(forbidden, missed)),
+                TrialResult(case="graded", trial=3, passed=True, grades=(kept,)),
+            ),
+        ),
+        CaseResult(
+            case=Case(name="crashed", task="t"),
+            trials=(
+                TrialResult(
+                    case="crashed",
+                    trial=1,
+                    passed=False,
+                    failure="agent_error",
+                    error="RuntimeError: down",
+                    grades=(Grade(grader="completes", passed=False),),
+                ),
+            ),
+        ),
+        CaseResult(
+            case=Case(name="fine", task="t"),
+            trials=(TrialResult(case="fine", trial=1, passed=True, grades=(kept,)),),
+        ),
+    )
+    report = empty_report().model_copy(update={"cases": results})
+    html = write_html(report, tmp_path / "site").read_text()
+    rows = re.findall(r'<tr class="(?:passed|failed)">(.*?)</tr>', html, re.S)
+    cells = {
+        re.search(r'class="case-link"[^>]*>([^<]+)<', row).group(1): re.findall(  # type: ignore[union-attr]
+            r"<td[^>]*>(.*?)</td>", row
+        )[-1]
+        for row in rows
+    }
+    assert cells == {
+        "graded": "contains, forbidden_tools",
+        "crashed": "agent_error",
+        "fine": "",
+    }

@@ -240,7 +240,8 @@ def test_hostile_model_and_tool_text_shows_as_text_and_never_runs(
     watch = PageWatch.attach(page)
     page.goto(f"{hostile_url}/index.html", wait_until="load")
     overview = page.locator("main").inner_text()
-    assert overview.count(HOSTILE) == 6  # run id, started, model, judge, case name, title
+    # run id, started, model, judge, case name, title, and the failed grader in Failures
+    assert overview.count(HOSTILE) == 7
     assert page.locator("svg.plot title", has_text=HOSTILE).count() == 1
     assert page.locator("svg.plot text", has_text=HOSTILE[:37]).count() == 1
     page.locator("a.case-link").click()

@@ -121,7 +121,7 @@ def test_compare_gives_deltas_and_whether_intervals_overlap() -> None:
         card(75.0, l1=0.9, l3=0.6, total_interval=(70.0, 80.0), pass_at_1_interval=(0.45, 0.7)),
     )
     result = compare(before, after)
-    assert [d.metric for d in result.deltas] == ["total", "l1", "l2", "l3"]
+    assert [d.metric for d in result.deltas] == ["total", "l1", "l2", "l3", "pass@1"]
     assert (result.baseline, result.candidate) == ("a", "b")
     total = result["total"]
     assert (total.baseline, total.candidate, total.delta, total.outside) == (60, 75, 15, True)
@@ -130,6 +130,26 @@ def test_compare_gives_deltas_and_whether_intervals_overlap() -> None:
     assert result["l2"].outside is None
     assert result["l3"].outside is False
     assert compare(before, report_of("c", card(61.0)))["total"].outside is None
+    assert result["pass@1"].outside is False
+    assert result.regressions == ()
+
+
+def test_regressions_are_the_drops_beyond_the_confidence_intervals() -> None:
+    """E15: down and outside the intervals is a regression; up, or within, is not."""
+    before = report_of(
+        "a",
+        card(
+            75.0, l3=0.7, pass_at_1=0.8, total_interval=(70.0, 80.0), pass_at_1_interval=(0.7, 0.9)
+        ),
+    )
+    after = report_of(
+        "b",
+        card(
+            60.0, pass_at_1=0.4, l1=0.5, total_interval=(55.0, 65.0), pass_at_1_interval=(0.3, 0.5)
+        ),
+    )
+    assert [d.metric for d in compare(before, after).regressions] == ["total", "l3", "pass@1"]
+    assert compare(after, before).regressions == ()
 
 
 async def test_failed_cases_export_as_draft_cases_that_load_back(tmp_path: Path) -> None:

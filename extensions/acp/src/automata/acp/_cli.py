@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,15 +19,38 @@ __all__ = ["load_target", "main"]
 
 def load_target(spec: str) -> Any:
     """The object `module:attribute` names (the attribute may be dotted). Raises
-    `ValueError` for a spec without a colon, `ImportError`/`AttributeError` when the
-    module or attribute is missing."""
+    `ValueError` for a spec without a colon, `AttributeError` when the attribute is
+    missing, and `ImportError` when the module is missing or its import raises
+    anything at all (a `SyntaxError`, a `NameError`, ...): the message names the
+    module, the error and the line that raised it, on one line."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"expected module:attribute, got {spec!r}")
-    value: Any = importlib.import_module(module_name)
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise ImportError(
+            f"cannot import {module_name!r}: {_one_line(exc)}", name=module_name
+        ) from exc
     for part in attribute.split("."):
         value = getattr(value, part)
     return value
+
+
+def _one_line(exc: BaseException) -> str:
+    """`Type: message` for an error raised while importing, with the file and line
+    that raised it (a `SyntaxError` says where in its own message)."""
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    if isinstance(exc, SyntaxError):
+        return text
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return text
+    last = frames[-1]
+    return f"{text} ({last.filename}, line {last.lineno})"
 
 
 def server_for(

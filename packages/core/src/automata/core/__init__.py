@@ -103,6 +103,7 @@ from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
 from automata.core._subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
 from automata.core._tool_retry import RetryingTool, with_tool_retry
+from automata.core._tool_warnings import ToolDefinitionWarning
 from automata.core._tools import (
     FunctionTool,
     InvalidToolArguments,
@@ -212,6 +213,7 @@ __all__ = [
     "ToolChoice",
     "ToolContext",
     "ToolDefinitionError",
+    "ToolDefinitionWarning",
     "ToolLimits",
     "ToolPolicy",
     "ToolResult",

@@ -36,9 +36,10 @@ from automata.core._scope import RunScope
 from automata.core._session import Session
 from automata.core._steps import Step
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredOutput
+from automata.core._suggest import suggests_keywords
 from automata.core._surface import RunSurface
 from automata.core._threads import ThreadSlots
-from automata.core._tools import FunctionTool, Tool, tool
+from automata.core._tools import FunctionTool, Tool, tool, tool_of
 from automata.core._tracing import Tracing
 
 __all__ = ["Agent"]
@@ -116,6 +117,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     concurrently; registering tools while it runs affects only later runs.
     """
 
+    @suggests_keywords("Agent")
     def __init__(
         self,
         provider: Provider | str,
@@ -123,7 +125,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         name: str | None = None,
         system_prompt: str | PromptFunction[DepsT] | None = None,
         instructions: PromptPart[DepsT] | Iterable[PromptPart[DepsT]] = (),
-        tools: Iterable[Tool] = (),
+        tools: Iterable[Tool | Callable[..., Any]] = (),
         max_steps: int = 10,
         call_options: CallOptions | None = None,
         tool_policy: ToolPolicy | None = None,
@@ -188,9 +190,11 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         """The registered tools, in registration order."""
         return tuple(self._tools.values())
 
-    def add_tool(self, new_tool: Tool) -> Tool:
-        """Register a tool. Raises `ToolDefinitionError` for a duplicate name or the
-        reserved name `automata_structured_output`."""
+    def add_tool(self, new_tool: Tool | Callable[..., Any]) -> Tool:
+        """Register a tool, or a plain function as `tool(function)` makes it one; returns
+        the tool registered. Raises `ToolDefinitionError` for something that is neither,
+        a duplicate name or the reserved name `automata_structured_output`."""
+        new_tool = tool_of(new_tool)
         name = new_tool.name
         if name == STRUCTURED_OUTPUT_TOOL:
             raise ToolDefinitionError(
@@ -209,11 +213,12 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         )
         return new_tool
 
+    @suggests_keywords("Agent.replace")
     def replace(
         self,
         *,
         provider: Provider | str | None = None,
-        tools: Iterable[Tool] | None = None,
+        tools: Iterable[Tool | Callable[..., Any]] | None = None,
         tool_policy: ToolPolicy | None = None,
         approver: Approver | None = None,
     ) -> Agent[DepsT]:

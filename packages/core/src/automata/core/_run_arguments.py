@@ -27,6 +27,7 @@ from automata.core._limits import UsageLimits
 from automata.core._options import CallOptions
 from automata.core._output_validators import OutputValidator, check_output_validator
 from automata.core._policy import ToolPolicy
+from automata.core._suggest import unexpected_keywords
 
 __all__ = [
     "PLAIN_RUN",
@@ -115,15 +116,12 @@ def new_invocation_id() -> str:
 
 def check_run_keywords(method: str, given: Mapping[str, object]) -> None:
     """Refuse per-run keywords that `method` (as users call it, e.g. `Agent.run`) does
-    not accept, naming the ones it does. Raises `ArgumentTypeError`."""
+    not accept, suggesting the keyword meant when one is close (`max_step`:
+    `did you mean 'max_steps'?`), else naming every one it accepts. Raises
+    `ArgumentTypeError`."""
     unknown = [key for key in given if key not in _PER_RUN]
     if unknown:
-        accepted = ", ".join(sorted((*RUN_KEYWORDS, "deps")))
-        plural = "s" if len(unknown) > 1 else ""
-        raise ArgumentTypeError(
-            f"{method}() got unexpected keyword argument{plural} "
-            f"{', '.join(repr(key) for key in unknown)}; it accepts: {accepted}"
-        )
+        raise ArgumentTypeError(unexpected_keywords(method, unknown, (*RUN_KEYWORDS, "deps")))
 
 
 def check_max_steps(value: object) -> int:

@@ -42,6 +42,7 @@ from automata.core._errors import AutomataError, ToolDefinitionError
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
 from automata.core._threads import ThreadSlots, ToolThreads
+from automata.core._tool_warnings import warn_undescribed_tool
 
 __all__ = [
     "InvalidToolArguments",
@@ -50,6 +51,7 @@ __all__ = [
     "ToolResult",
     "format_validation_error",
     "tool",
+    "tool_of",
 ]
 
 
@@ -342,6 +344,7 @@ def _build_function_tool(
     signature = inspect.signature(function)
     context_parameter: str | None = None
     fields: dict[str, Any] = {}
+    unannotated: list[str] = []
     for param in signature.parameters.values():
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise ToolDefinitionError(f"tool {tool_name!r}: *args and **kwargs are not supported")
@@ -349,6 +352,8 @@ def _build_function_tool(
             raise ToolDefinitionError(
                 f"tool {tool_name!r}: positional-only parameter {param.name!r} is not supported"
             )
+        if param.name not in hints:
+            unannotated.append(param.name)
         annotation = hints.get(param.name, Any)
         if _is_context_param(annotation):
             context_parameter = param.name
@@ -387,6 +392,7 @@ def _build_function_tool(
     text_description = description if description is not None else summary
     if not text_description and model_parameter is not None:
         text_description = inspect.getdoc(arguments_model) or ""
+    warn_undescribed_tool(tool_name, unannotated=unannotated, described=bool(text_description))
     return FunctionTool(
         name=tool_name,
         description=text_description,
@@ -479,3 +485,29 @@ def tool(
     if function is None:
         return decorate
     return decorate(function)
+
+
+_TOOL_ATTRIBUTES = ("name", "description", "input_schema", "execute")
+
+
+def tool_of(item: object) -> Tool:
+    """`item` as a tool to register: a `Tool` as it is, a plain function made one with
+    `tool(item)` (so `Agent(provider, tools=[get_weather])` works). Raises
+    `ToolDefinitionError` for anything else, naming what it lacks."""
+    missing = [attribute for attribute in _TOOL_ATTRIBUTES if not hasattr(item, attribute)]
+    if not missing:
+        return cast(Tool, item)
+    if callable(item):
+        return tool(item)
+    lacking = f" lacking {', '.join(missing)}" if len(missing) < len(_TOOL_ATTRIBUTES) else ""
+    raise ToolDefinitionError(
+        "a tool must be a function or a Tool (with name, description, input_schema and "
+        f"execute), got {_kind(item)}{lacking}"
+    )
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"

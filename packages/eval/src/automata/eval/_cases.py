@@ -11,10 +11,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from automata.core._suggest import close_match
 from automata.eval._case_file import CaseFileError, lone_surrogate, read_document
 from automata.eval._model import Case, Difficulty
 
@@ -37,8 +39,43 @@ def _describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         where = ".".join(str(p) for p in item["loc"]) or "(case)"
-        parts.append(f"{where}: {item['msg']}")
+        if item["type"] == "extra_forbidden" and item["loc"]:
+            parts.append(f"{where}: {_unknown_field(item['loc'])}")
+        else:
+            parts.append(f"{where}: {item['msg']}")
     return "; ".join(parts)
+
+
+def _unknown_field(loc: tuple[int | str, ...]) -> str:
+    """What to say of the unknown key at `loc`: the field meant when one is close
+    (`expect.contain`: `did you mean 'contains'?`), else the fields taken there."""
+    model = _model_at(loc[:-1])
+    if model is None:
+        return "unknown field"
+    accepted = sorted(model.model_fields)
+    meant = close_match(str(loc[-1]), accepted)
+    if meant is not None:
+        return f"unknown field; did you mean {meant!r}?"
+    return f"unknown field; {model.__name__} takes: {', '.join(accepted)}"
+
+
+def _model_at(path: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model whose fields the mapping at `path` (from a `Case`) holds, following
+    model fields, list items and mapping values; None when there is none."""
+    current: Any = Case
+    for part in path:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            current = field.annotation if field is not None else None
+        else:
+            args = [a for a in get_args(current) if a is not type(None) and a is not Ellipsis]
+            current = args[-1] if args else None
+        while get_origin(current) in (Union, UnionType):
+            args = [a for a in get_args(current) if a is not type(None)]
+            current = args[0] if len(args) == 1 else None
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return current
+    return None
 
 
 def _entries(document: Any, path: Path) -> tuple[list[Any], dict[str, Any]]:

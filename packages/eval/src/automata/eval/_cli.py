@@ -1,6 +1,7 @@
 """The `automata-eval` command: `run`, `compare`, `report` and `export`.
 
-Exit codes: 0 success (for `run`: every selected case passed), 1 a case failed, 2 bad
+Exit codes: 0 success (for `run`: every selected case passed), 1 a case failed (for
+`compare --fail-on-regression`: a metric fell beyond the confidence intervals), 2 bad
 usage or input (the message says what and where).
 """
 
@@ -10,6 +11,7 @@ import argparse
 import asyncio
 import importlib
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -55,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     comparing = commands.add_parser("compare", help="A/B deltas between two reports")
     comparing.add_argument("--baseline", required=True)
     comparing.add_argument("--candidate", required=True)
+    comparing.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a metric went down beyond the confidence intervals",
+    )
     report = commands.add_parser("report", help="render a report as HTML")
     report.add_argument("--report", required=True, help="a JSON report")
     report.add_argument("--out", default="eval-reports/html", help="HTML directory")
@@ -65,27 +72,55 @@ def _parser() -> argparse.ArgumentParser:
 
 
 class _Progress:
-    """A progress line on stderr: trials done of all, and the last trial's outcome."""
+    """A progress line on stderr: trials done of all, how many failed, the time elapsed
+    and an estimate of the time left (from the mean so far), and the last trial's
+    outcome; a failed trial shows why (its failure and the first line of its error,
+    or the graders that failed). `clock` gives seconds (monotonic)."""
 
-    def __init__(self, total: int, stream: TextIO) -> None:
+    def __init__(
+        self, total: int, stream: TextIO, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.total, self.done, self.failed, self.stream = total, 0, 0, stream
         self.live = stream.isatty()
+        self.clock = clock
+        self.started = clock()
 
     def __call__(self, trial: TrialResult) -> None:
         self.done += 1
         self.failed += not trial.passed
-        verdict = (
-            "pass" if trial.passed else f"FAIL{f' ({trial.failure})' if trial.failure else ''}"
-        )
+        elapsed = self.clock() - self.started
+        timing = f"{_duration(elapsed)} elapsed"
+        if self.done < self.total:
+            left = elapsed / self.done * (self.total - self.done)
+            timing += f", ~{_duration(left)} left"
         line = (
-            f"[{self.done}/{self.total}] {self.failed} failed · {trial.case} #{trial.trial}: "
-            f"{verdict}"
+            f"[{self.done}/{self.total}] {self.failed} failed · {timing} · "
+            f"{trial.case} #{trial.trial}: {_verdict(trial)}"
         )
         if self.live:
             self.stream.write("\r\x1b[2K" + line + ("\n" if self.done == self.total else ""))
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """`m:ss` (`h:mm:ss` from an hour on)."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _verdict(trial: TrialResult) -> str:
+    """`pass`, or `FAIL (why)`: the failure with the first line of the trial's error,
+    else the graders that failed."""
+    if trial.passed:
+        return "pass"
+    if trial.failure is not None:
+        first = (trial.error or "").strip().splitlines()
+        return f"FAIL ({trial.failure}: {first[0]})" if first else f"FAIL ({trial.failure})"
+    failed = [grade.grader for grade in trial.grades if not grade.passed]
+    return f"FAIL ({', '.join(failed)})" if failed else "FAIL"
 
 
 def _summary(report: RunReport, path: Path) -> str:
@@ -145,16 +180,26 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0 if all(result.passed for result in report.cases) else 1
 
 
+_METRIC_LABELS = {"total": "Total", "l1": "L1", "l2": "L2", "l3": "L3", "pass@1": "Pass@1"}
+_VERDICTS = {
+    True: "outside the confidence intervals",
+    False: "within the confidence intervals",
+    None: "no confidence interval",
+}
+
+
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
     result = compare(load_report(args.baseline), load_report(args.candidate))
     out.write(f"{result.baseline} -> {result.candidate}\n")
     for delta in result.deltas:
-        verdict = {True: "outside CI", False: "within CI", None: "no CI"}[delta.outside]
         out.write(
-            f"{delta.metric:<6}{delta.baseline:>9.3f} -> {delta.candidate:>9.3f}"
-            f"{delta.delta:>+10.3f}  {verdict}\n"
+            f"{_METRIC_LABELS[delta.metric]:<7}{delta.baseline:>9.3f} -> "
+            f"{delta.candidate:>9.3f}{delta.delta:>+10.3f}  {_VERDICTS[delta.outside]}\n"
         )
-    return 0
+    regressed = [_METRIC_LABELS[delta.metric] for delta in result.regressions]
+    if regressed:
+        out.write(f"regressed beyond the confidence intervals: {', '.join(regressed)}\n")
+    return 1 if regressed and args.fail_on_regression else 0
 
 
 def _html(args: argparse.Namespace, out: TextIO) -> int:

@@ -26,11 +26,18 @@ class Delta:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """Deltas on total, L1, L2 and L3 (in that order) from `baseline` to `candidate`."""
+    """Deltas on total, L1, L2, L3 and Pass@1 (in that order, metrics `total`, `l1`,
+    `l2`, `l3`, `pass@1`) from `baseline` to `candidate`."""
 
     baseline: str
     candidate: str
     deltas: tuple[Delta, ...]
+
+    @property
+    def regressions(self) -> tuple[Delta, ...]:
+        """The deltas that went down beyond the confidence intervals (`outside` True
+        and `delta` below 0); every metric is better higher."""
+        return tuple(d for d in self.deltas if d.outside is True and d.delta < 0)
 
     def __getitem__(self, metric: str) -> Delta:
         for delta in self.deltas:
@@ -49,10 +56,12 @@ def _apart(a: Interval, b: Interval) -> bool | None:
 
 
 def compare(baseline: RunReport, candidate: RunReport) -> Comparison:
-    """Deltas from `baseline` to `candidate` on the scorecard's total, L1, L2 and L3.
+    """Deltas from `baseline` to `candidate` on the scorecard's total, L1, L2, L3 and
+    Pass@1.
 
     Whether a delta is outside the confidence intervals: the total by `total_interval`
-    (from repeats), L3 by `pass_at_1_interval`, L2 by `repair_rate_interval`; the
+    (from repeats), L3 and Pass@1 by `pass_at_1_interval`, L2 by
+    `repair_rate_interval`; the
     intervals of the two runs must not overlap. L1 has no interval (`outside` None),
     nor does a metric when either run lacks its interval."""
     a, b = baseline.scorecard, candidate.scorecard
@@ -61,6 +70,7 @@ def compare(baseline: RunReport, candidate: RunReport) -> Comparison:
         ("l1", a.l1, b.l1, None),
         ("l2", a.l2, b.l2, _apart(a.repair_rate_interval, b.repair_rate_interval)),
         ("l3", a.l3, b.l3, _apart(a.pass_at_1_interval, b.pass_at_1_interval)),
+        ("pass@1", a.pass_at_1, b.pass_at_1, _apart(a.pass_at_1_interval, b.pass_at_1_interval)),
     )
     return Comparison(
         baseline=baseline.run_id,

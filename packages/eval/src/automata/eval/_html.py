@@ -23,7 +23,7 @@ from markupsafe import Markup
 from automata.eval._html_case import case_page, pass_rate
 from automata.eval._html_page import fmt_percent, report_environment, safe_slug
 from automata.eval._html_plots import Bar, bar_plot, histogram
-from automata.eval._model import CaseResult, Reliability, RunReport
+from automata.eval._model import CaseResult, Reliability, RunReport, TrialResult
 from automata.eval._text import write_visible
 
 __all__ = ["case_slugs", "write_html"]
@@ -119,8 +119,22 @@ def _row(result: CaseResult, slug: str) -> _Row:
         rate=pass_rate(result),
         latency=_mean([trial.latency_ms for trial in trials]),
         tokens=_mean([float(trial.input_tokens + trial.output_tokens) for trial in trials]),
-        failures=sorted({trial.failure for trial in trials if trial.failure}),
+        failures=_failures(trials),
     )
+
+
+def _failures(trials: Sequence[TrialResult]) -> list[str]:
+    """Why the case's trials failed, sorted: each failed trial's failure
+    (`agent_error`, `timeout`, ...) or, when it ran to its end, its failed graders."""
+    reasons: set[str] = set()
+    for trial in trials:
+        if trial.passed:
+            continue
+        if trial.failure is not None:
+            reasons.add(trial.failure)
+        else:
+            reasons.update(grade.grader for grade in trial.grades if not grade.passed)
+    return sorted(reasons)
 
 
 def _tiles(reliability: Reliability, judge_agreement: float | None) -> list[tuple[str, str, bool]]:
