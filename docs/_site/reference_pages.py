@@ -30,7 +30,8 @@ def page_uri(module: str) -> str:
 
 
 def page_text(module: str) -> str:
-    return f"# `{module}`\n\n::: {module}\n"
+    """One directive; its root heading (level 1) is the page's title."""
+    return f"::: {module}\n    options:\n      heading_level: 1\n"
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
