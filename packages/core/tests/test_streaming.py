@@ -268,7 +268,7 @@ CANCELED = "canceled: tool batch aborted: run cancelled"
 
 
 async def test_top_level_events_carry_the_agent_name_the_runs_invocation_id_and_depth_0() -> None:
-    """S2: every event names its agent, its invocation and its depth."""
+    """ST2: every event names its agent, its invocation and its depth."""
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("c1", "echo"), text="hi"), Message.assistant("ok")]),
         name="helper",
@@ -287,7 +287,7 @@ async def test_top_level_events_carry_the_agent_name_the_runs_invocation_id_and_
 
 
 async def test_each_run_gets_a_fresh_invocation_id() -> None:
-    """S2: a top-level run's invocation id is fresh for every run."""
+    """ST2: a top-level run's invocation id is fresh for every run."""
     agent = Agent(ScriptedProvider([Message.assistant("a"), Message.assistant("b")]))
     first, second = agent.stream("1"), agent.stream("2")
     events = await collect(first) + await collect(second)
@@ -297,14 +297,14 @@ async def test_each_run_gets_a_fresh_invocation_id() -> None:
 
 
 def test_events_are_frozen_values() -> None:
-    """S2: events are frozen dataclasses; a consumer cannot change what others see."""
+    """ST2: events are frozen dataclasses; a consumer cannot change what others see."""
     event = TextEvent(agent="a", invocation_id="r", text="hi")
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.text = "changed"  # type: ignore[misc]
 
 
 async def test_the_run_starts_only_when_the_stream_is_first_iterated() -> None:
-    """S1: creating a stream runs nothing; the first iteration starts the run."""
+    """ST1: creating a stream runs nothing; the first iteration starts the run."""
     provider = ScriptedProvider([Message.assistant("ok")])
     stream = Agent(provider).stream("go")
     await asyncio.sleep(0)
@@ -314,7 +314,7 @@ async def test_the_run_starts_only_when_the_stream_is_first_iterated() -> None:
 
 
 async def test_a_stream_takes_the_same_per_run_keywords_as_run() -> None:
-    """S1: per-run keywords apply to a streamed run too, for agents and sessions."""
+    """ST1: per-run keywords apply to a streamed run too, for agents and sessions."""
     looping = [tool_calls(tool_call("1", "echo")), tool_calls(tool_call("2", "echo"))]
     agent = Agent(ScriptedProvider(looping * 2))
 
@@ -332,7 +332,7 @@ async def test_a_stream_takes_the_same_per_run_keywords_as_run() -> None:
 
 
 async def test_a_slow_consumer_never_slows_the_run() -> None:
-    """S4: the run never waits for the consumer; its events queue until read."""
+    """ST4: the run never waits for the consumer; its events queue until read."""
     end = RunEnd()
     agent = Agent(
         ScriptedProvider([tool_calls(tool_call("c1", "echo"), text="a"), Message.assistant("b")]),
@@ -356,7 +356,7 @@ async def test_a_slow_consumer_never_slows_the_run() -> None:
 
 
 async def test_a_read_cut_short_while_waiting_loses_no_event() -> None:
-    """S4: a read abandoned while it waits (here by a deadline) leaves the stream as it
+    """ST4: a read abandoned while it waits (here by a deadline) leaves the stream as it
     was; the events produced meanwhile are read next, in order."""
     gate = asyncio.Event()
     agent = Agent(
@@ -460,7 +460,7 @@ async def test_every_call_of_a_batch_is_announced_in_model_order_before_any_resu
 
 
 async def test_results_arrive_in_the_order_the_calls_finish() -> None:
-    """O4 and S3: results stream in completion order, not in the model's order."""
+    """O4 and ST3: results stream in completion order, not in the model's order."""
     second_done, third_done = asyncio.Event(), asyncio.Event()
 
     @tool
@@ -587,7 +587,7 @@ async def test_the_turns_of_one_agent_never_interleave() -> None:
 
 
 async def test_lanes_of_parallel_sub_agents_interleave_but_each_keeps_its_turns_in_order() -> None:
-    """O5 and S3: different invocations may interleave, the turns of each one never do,
+    """O5 and ST3: different invocations may interleave, the turns of each one never do,
     and their concurrent events still reach the consumer one at a time."""
     both_asked = asyncio.Event()
     first_turns: list[str] = []
@@ -1096,7 +1096,7 @@ class StreamCountingProvider(ScriptedProvider):
 
 
 async def test_a_plain_run_never_asks_its_provider_to_stream() -> None:
-    """P1: `run` streams nothing: the provider is only asked to complete."""
+    """NS1: `run` streams nothing: the provider is only asked to complete."""
     provider = StreamCountingProvider([tool_calls(tool_call("1", "echo")), Message.assistant("ok")])
     agent = Agent(provider)
 
@@ -1109,7 +1109,7 @@ async def test_a_plain_run_never_asks_its_provider_to_stream() -> None:
 
 
 async def test_a_plain_run_streams_nothing_in_any_sub_agent() -> None:
-    """P1: sub-agents of a plain run are not streamed either, at any depth."""
+    """NS1: sub-agents of a plain run are not streamed either, at any depth."""
     searcher_provider = StreamCountingProvider([Message.assistant("found")])
     researcher_provider = StreamCountingProvider(
         [tool_calls(tool_call("r1", "searcher", task="t")), Message.assistant("researched")]
@@ -1127,7 +1127,7 @@ async def test_a_plain_run_streams_nothing_in_any_sub_agent() -> None:
 
 
 async def test_a_plain_run_inside_a_streaming_runs_tool_adds_nothing_to_that_stream() -> None:
-    """P1: events belong to the run that streams; a plain run started by one of its
+    """NS1: events belong to the run that streams; a plain run started by one of its
     tools (not a sub-agent tool) stays silent."""
     inner = Agent(ScriptedProvider([Message.assistant("inner answer")]), name="inner")
     outer = Agent(

@@ -1,6 +1,6 @@
 """Sub-agents as tools: `as_tool` and `as_tool_func` (docs/streaming.md, "Sub-agents").
 
-Each test pins one behaviour; tags like A2 name the rule in docs/streaming.md.
+Each test pins one behaviour; tags like SA2 name the rule in docs/streaming.md.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ async def test_a_sub_agent_keeps_its_own_system_prompt_and_a_fresh_transcript() 
 
 
 async def test_invalid_args_are_a_recoverable_result_and_never_start_the_sub_agent() -> None:
-    """A5: the model sees `invalid args: ...`; the sub-agent never runs or streams."""
+    """SA5: the model sees `invalid args: ...`; the sub-agent never runs or streams."""
     sub = answering("never")
     parent = Agent(
         calling(("c1", "researcher", {"questions": "not a list"}), final="recovered"),
@@ -210,7 +210,7 @@ async def test_invalid_args_are_a_recoverable_result_and_never_start_the_sub_age
 
 
 async def test_a_failing_sub_agent_is_an_error_result_and_the_parent_goes_on() -> None:
-    """A6: a sub-agent's failure is reported to the parent model as an error result."""
+    """SA6: a sub-agent's failure is reported to the parent model as an error result."""
     broken = Agent(ScriptedProvider([RuntimeError("model down")]))
     parent = Agent(
         calling(("c1", "helper", {"task": "t"}), final="carried on"),
@@ -257,7 +257,7 @@ async def test_a_sub_agent_draws_on_the_parents_total_tool_call_budget() -> None
 
 
 async def test_a_sub_agent_streams_live_inside_its_parents_tool_call() -> None:
-    """A1: the sub-agent's events arrive between the parent's call and its result."""
+    """SA1: the sub-agent's events arrive between the parent's call and its result."""
     parent = Agent(
         calling(("c1", "helper", {"task": "t"})),
         tools=[as_tool(answering("sub text"), "helper", "Delegate.")],
@@ -274,7 +274,7 @@ async def test_a_sub_agent_streams_live_inside_its_parents_tool_call() -> None:
 
 
 async def test_sub_agent_events_are_tagged_with_the_tool_name_and_the_parents_call_id() -> None:
-    """A2: agent = the tool's name (not the sub-agent's own name), invocation id = the
+    """SA2: agent = the tool's name (not the sub-agent's own name), invocation id = the
     parent's tool-call id, depth = the parent's depth + 1."""
     sub = answering("sub text", name="research-bot")
     parent = Agent(
@@ -325,7 +325,7 @@ def three_levels() -> Agent:
 
 
 async def test_tags_nest_three_levels_deep_and_the_innermost_tags_win() -> None:
-    """A2: a sub-sub-agent's events carry its own tool name and its parent's call id."""
+    """SA2: a sub-sub-agent's events carry its own tool name and its parent's call id."""
     stream = three_levels().stream("go")
     events = await collect(stream)
     run_id = stream.result.invocation_id
@@ -343,7 +343,7 @@ async def test_tags_nest_three_levels_deep_and_the_innermost_tags_win() -> None:
 
 
 async def test_each_lanes_usage_events_report_only_that_runs_own_turns() -> None:
-    """A4: usage events belong to the run whose turn used the tokens."""
+    """SA4: usage events belong to the run whose turn used the tokens."""
     events = await collect(three_levels().stream("go"))
     usage_by_agent: dict[str, list[int]] = {}
     for event in events:
@@ -357,13 +357,13 @@ async def test_each_lanes_usage_events_report_only_that_runs_own_turns() -> None
 
 
 async def test_a_runs_usage_excludes_its_sub_agents() -> None:
-    """A4: `RunResult.usage` counts the run's own provider calls only."""
+    """SA4: `RunResult.usage` counts the run's own provider calls only."""
     result: RunResult[str] = await three_levels().run("go")
     assert result.usage == Usage(input_tokens=300, output_tokens=300)
 
 
 async def test_the_accumulator_attributes_usage_to_each_lane_three_levels_deep() -> None:
-    """A4 and M4: every lane holds its own usage; `totals()` is the whole tree's."""
+    """SA4 and M4: every lane holds its own usage; `totals()` is the whole tree's."""
     accumulator = StreamAccumulator()
     stream = three_levels().stream("go")
     async for event in stream:
@@ -380,7 +380,7 @@ async def test_the_accumulator_attributes_usage_to_each_lane_three_levels_deep()
 
 
 async def test_parallel_calls_to_the_same_sub_agent_stream_in_separate_lanes() -> None:
-    """A3: two concurrent calls of one sub-agent are two invocations, two lanes."""
+    """SA3: two concurrent calls of one sub-agent are two invocations, two lanes."""
     both_asked = asyncio.Event()
     asked: list[str] = []
 
