@@ -8,6 +8,7 @@ starts from, e.g. `agent:` or `tier:`). A directory is read recursively: every
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -16,7 +17,6 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from automata.core._suggest import close_match
 from automata.eval._case_file import CaseFileError, lone_surrogate, read_document
 from automata.eval._model import Case, Difficulty
 
@@ -53,9 +53,11 @@ def _unknown_field(loc: tuple[int | str, ...]) -> str:
     if model is None:
         return "unknown field"
     accepted = sorted(model.model_fields)
-    meant = close_match(str(loc[-1]), accepted)
-    if meant is not None:
-        return f"unknown field; did you mean {meant!r}?"
+    # the same closeness as core's keyword suggestions (difflib's ratio of 0.6), without
+    # reaching into core's private modules (the two are versioned apart)
+    meant = difflib.get_close_matches(str(loc[-1]), accepted, n=1, cutoff=0.6)
+    if meant:
+        return f"unknown field; did you mean {meant[0]!r}?"
     return f"unknown field; {model.__name__} takes: {', '.join(accepted)}"
 
 
