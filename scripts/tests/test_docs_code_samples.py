@@ -4,7 +4,8 @@ Each ```python block is a complete program this test runs as pasted (offline, in
 fresh folder; the vendor SDKs get a placeholder key and a closed local port as their base
 URL, so a provider can be built but no request leaves the machine), or is marked
 `<!-- executed by <test> -->` (a named test runs it against its server or fixture), or
-`<!-- fragment -->` (a piece of a program).
+`<!-- fragment -->` (a piece of a program). Where the page shows what a program prints
+("It prints:" and a ```text block), the program's standard output must be exactly that.
 The marking rules are in `automata_docs_testing._samples`.
 """
 
@@ -52,6 +53,7 @@ def test_every_unmarked_sample_runs_as_pasted(
     eval_example: EvalExample,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
     for key in VENDOR_KEYS:
@@ -59,4 +61,12 @@ def test_every_unmarked_sample_runs_as_pasted(
     for base_url in VENDOR_BASE_URLS:
         monkeypatch.setenv(base_url, unreachable_url())
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    capfd.readouterr()
     eval_example.run(sample.example)
+    if sample.expected_output is not None:
+        assert capfd.readouterr().out == sample.expected_output
+
+
+def test_the_getting_started_page_shows_what_its_program_prints() -> None:
+    (getting_started,) = [sample for sample in PROGRAMS if sample.page == "docs/index.md"]
+    assert getting_started.expected_output == "It is sunny in Paris.\n2 end_turn\n"

@@ -73,3 +73,33 @@ def test_a_misspelt_marker_is_an_error_not_an_unmarked_block(tmp_path: Path) -> 
     page = write(tmp_path, "<!-- fragmnt -->\n```python\nx = 1\n```\n")
     with pytest.raises(SampleMarkerError, match=r"page\.md:2: unknown marker '<!-- fragmnt -->'"):
         samples_of(tmp_path, page)
+
+
+def test_the_text_block_the_prose_says_a_sample_prints_is_its_expected_output(
+    tmp_path: Path,
+) -> None:
+    page = write(tmp_path, '```python\nprint("hi")\n```\n\nIt prints:\n\n```text\nhi\n```\n')
+    (sample,) = samples_of(tmp_path, page)
+    assert sample.expected_output == "hi\n"
+
+
+def test_a_sample_followed_by_other_prose_has_no_expected_output(tmp_path: Path) -> None:
+    page = write(tmp_path, '```python\nprint("hi")\n```\n\nSome prose.\n\n```text\nhi\n```\n')
+    (sample,) = samples_of(tmp_path, page)
+    assert sample.expected_output is None
+
+
+def test_prose_that_says_a_sample_prints_without_a_text_block_is_an_error(
+    tmp_path: Path,
+) -> None:
+    page = write(tmp_path, '```python\nprint("hi")\n```\n\nIt prints:\n\n```python\nx = 1\n```\n')
+    with pytest.raises(SampleMarkerError, match=r"page\.md:1: .*no ```text block follows"):
+        samples_of(tmp_path, page)
+
+
+def test_a_fragment_cannot_be_said_to_print(tmp_path: Path) -> None:
+    page = write(
+        tmp_path, "<!-- fragment -->\n```python\nx\n```\n\nIt prints:\n\n```text\n1\n```\n"
+    )
+    with pytest.raises(SampleMarkerError, match=r"page\.md:2: a fragment is not run"):
+        samples_of(tmp_path, page)
