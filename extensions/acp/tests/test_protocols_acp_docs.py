@@ -10,7 +10,7 @@ from automata_docs_testing import RuleBook
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "protocols.md"
-BOOK = RuleBook.of("docs/protocols.md", "A", __file__)
+BOOK = RuleBook.of("docs/protocols.md", __file__)
 
 
 def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:

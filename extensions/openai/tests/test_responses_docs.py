@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from automata_docs_testing import RuleBook
 
-BOOK = RuleBook.of("docs/providers.md", "OR", __file__)
+BOOK = RuleBook.of("docs/providers.md", __file__)
 
 
 def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:

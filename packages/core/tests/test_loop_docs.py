@@ -3,12 +3,12 @@ and the rules the existing tests did not already pin are pinned here."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import re
 from pathlib import Path
 
 import pytest
+from automata_docs_testing import RuleBook
 
 from automata.core import (
     Agent,
@@ -25,76 +25,16 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "loop.md"
-STREAMING_DOC = ROOT / "docs" / "streaming.md"
-TESTS = Path(__file__).resolve().parent
-PINNING_FILES = sorted(TESTS.glob("test_*.py"))
-RULE = re.compile(r"\*\*([A-Z]\d+)\.\*\*")
-REFERENCE = re.compile(r"\*\*([A-Z]\d+)\*\*")
-CITATION = re.compile(r"\b(L\d+)\b")
-
-
-def documented_rules(doc: Path = DOC) -> list[str]:
-    return RULE.findall(doc.read_text(encoding="utf-8"))
-
-
-def cited_rules() -> dict[str, list[str]]:
-    """Rule tag -> the tests whose docstrings cite it."""
-    cited: dict[str, list[str]] = {}
-    for path in PINNING_FILES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-                "test_"
-            ):
-                for tag in CITATION.findall(ast.get_docstring(node) or ""):
-                    cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
-    return cited
-
-
-def streaming_citation_pattern() -> re.Pattern[str]:
-    """The pattern test_streaming_docs.py uses to find its citations, read from its
-    source so this check follows it if it changes."""
-    tree = ast.parse((TESTS / "test_streaming_docs.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "CITATION" for t in node.targets)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.value.args[0], ast.Constant)
-        ):
-            return re.compile(str(node.value.args[0].value))
-    raise AssertionError("test_streaming_docs.py defines no CITATION pattern")
+BOOK = RuleBook.of("docs/loop.md", __file__)
 
 
 # -- the doc and its citations ----------------------------------------------------------
 
 
-def test_the_doc_states_its_rules_under_unique_tags_numbered_in_order() -> None:
-    rules = documented_rules()
-    assert len(rules) > 30
-    assert rules == [f"L{n}" for n in range(1, len(rules) + 1)]
-
-
-def test_every_rule_of_the_doc_is_pinned_by_a_test() -> None:
-    cited = cited_rules()
-    assert [rule for rule in documented_rules() if rule not in cited] == []
-
-
-def test_every_rule_a_test_cites_exists_in_the_doc() -> None:
-    documented = set(documented_rules())
-    stale = {tag: tests for tag, tests in cited_rules().items() if tag not in documented}
-    assert stale == {}
-
-
-def test_every_rule_the_doc_refers_to_exists() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    assert set(REFERENCE.findall(text)) <= set(documented_rules())
-
-
-def test_loop_and_streaming_tags_cannot_be_mistaken_for_each_other() -> None:
-    streaming = streaming_citation_pattern()
-    assert [tag for tag in documented_rules() if streaming.fullmatch(tag)] == []
-    assert [tag for tag in documented_rules(STREAMING_DOC) if CITATION.fullmatch(tag)] == []
+def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:
+    """The page states its rules numbered from 1 in order, a test cites each of them,
+    and every citation and reference names a rule of the page."""
+    BOOK.check(at_least=31)
 
 
 def test_the_doc_links_only_to_files_in_the_repository() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from automata_docs_testing import RuleBook
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "eval.md"
-BOOK = RuleBook.of("docs/eval.md", "E", __file__)
+BOOK = RuleBook.of("docs/eval.md", __file__)
 
 
 def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:

@@ -1,25 +1,26 @@
 """docs/threads-storage.md is pinned: its rules S1-S8 are the rules of the store
-interface's docstring, and each has conformance checks named after it."""
+interface's docstring, and each is cited by conformance checks named after it, which
+every backend's suite runs."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from automata_docs_testing import RuleBook
+
 from automata.threads import store, testing
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "threads-storage.md"
-RULE = re.compile(r"\*\*(S\d+)\.")
+BOOK = RuleBook.of("docs/threads-storage.md", __file__)
+# The interface's docstring titles each rule inside the bold: `**S1. Atomic commits.**`.
+INTERFACE_RULE = re.compile(r"\*\*(S\d+)\.")
 CHECK = re.compile(r"^check_(s\d+)_")
 
 
-def documented_rules() -> list[str]:
-    return RULE.findall(DOC.read_text(encoding="utf-8"))
-
-
 def interface_rules() -> list[str]:
-    return RULE.findall(store.__doc__ or "")
+    return INTERFACE_RULE.findall(store.__doc__ or "")
 
 
 def checked_rules() -> set[str]:
@@ -30,16 +31,19 @@ def checked_rules() -> set[str]:
     }
 
 
-def test_the_doc_states_rules_s1_to_s8_once_each_in_order() -> None:
-    assert documented_rules() == [f"S{n}" for n in range(1, 9)]
+def test_the_doc_states_its_rules_in_order_each_cited_by_a_conformance_check() -> None:
+    """The page states its eight rules once each in order, a conformance check cites
+    each of them, and every citation and reference names a rule of the page."""
+    BOOK.check(at_least=8)
+    assert BOOK.rules() == [f"S{n}" for n in range(1, 9)]
 
 
 def test_the_doc_and_the_interface_docstring_state_the_same_rules() -> None:
-    assert interface_rules() == documented_rules()
+    assert interface_rules() == BOOK.rules()
 
 
 def test_every_rule_has_a_conformance_check_and_every_check_a_rule() -> None:
-    assert checked_rules() == set(documented_rules())
+    assert checked_rules() == set(BOOK.rules())
 
 
 def test_every_check_runs_in_the_suite_and_as_a_test_method() -> None:

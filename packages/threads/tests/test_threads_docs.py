@@ -10,7 +10,7 @@ from automata_docs_testing import RuleBook
 from automata.core import Usage
 from automata.threads import ThreadView
 
-BOOK = RuleBook.of("docs/threads.md", "T", __file__)
+BOOK = RuleBook.of("docs/threads.md", __file__)
 
 
 def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:

@@ -1,11 +1,12 @@
 """docs/workflows.md is pinned: every rule (W1, W2, ...) is cited by a test of the
-workflow package, and every citation names a rule the page states."""
+workflow package or of the Temporal extension that runs workflows, and every citation
+names a rule the page states."""
 
 from __future__ import annotations
 
 from automata_docs_testing import RuleBook
 
-BOOK = RuleBook.of("docs/workflows.md", "W", __file__)
+BOOK = RuleBook.of("docs/workflows.md", __file__)
 
 
 def test_the_doc_states_its_rules_in_order_each_pinned_by_a_test() -> None:

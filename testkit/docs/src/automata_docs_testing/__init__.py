@@ -1,6 +1,7 @@
 """Test scaffolding that pins what the repository documents to what the code does.
 
-- `RuleBook`: a doc's tagged rules (`**T3.**`), each cited by a test.
+- `RuleBook`: a doc's tagged rules (`**T3.**`), each cited by a test; `RULE_PINNINGS`
+  registers, for every contract page, which tests pin which of its prefixes.
 - `PublicSurface`: a published package's public names, derived from its modules and
   pinned by a committed snapshot in `docs/api/`.
 - `code_samples`: every Python block of the repository's pages, each a complete program,
@@ -8,6 +9,7 @@
 """
 
 from automata_docs_testing._rule_book import RuleBook
+from automata_docs_testing._rule_pinnings import RULE_PINNINGS, RulePinning
 from automata_docs_testing._samples import (
     FRAGMENT_MARKER,
     SAMPLE_PAGES,
@@ -21,12 +23,14 @@ from automata_docs_testing._surface import SNAPSHOT_FOLDER, WRITE_COMMAND, Publi
 
 __all__ = [
     "FRAGMENT_MARKER",
+    "RULE_PINNINGS",
     "SAMPLE_PAGES",
     "SNAPSHOT_FOLDER",
     "WRITE_COMMAND",
     "CodeSample",
     "PublicSurface",
     "RuleBook",
+    "RulePinning",
     "SampleKind",
     "SampleMarkerError",
     "code_samples",

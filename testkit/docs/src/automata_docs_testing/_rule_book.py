@@ -1,10 +1,12 @@
 """A doc's tagged rules, and the tests that pin them.
 
 A rule is stated as `**<prefix><n>.**` (for example `**T3.**`) and referred to as
-`**T3**`; a test pins it by citing the tag in its docstring. `RuleBook.check` fails
-with the exact problem when the rules are not numbered 1, 2, 3... in order, when a rule
-is cited by no test, when a test cites a rule the doc lacks, or when the doc refers to a
-rule it does not state.
+`**T3**`; a test pins it by citing the tag in its docstring. A page may state rules
+under several prefixes (`ST1`, `O1`, ...); a tag's letters are matched whole, so `ST3`
+is never read as `S3`. `RuleBook.check` fails with the exact problem when a prefix's
+rules are not numbered 1, 2, 3... in order, when a rule is cited by no test, when a
+test cites a rule the doc lacks or a retired tag, or when the doc refers to a rule it
+does not state.
 """
 
 from __future__ import annotations
@@ -15,50 +17,101 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from automata_docs_testing._root import repository_root
+from automata_docs_testing._rule_pinnings import RULE_PINNINGS, RulePinning
 
 
 @dataclass(frozen=True)
 class RuleBook:
-    """The rules of `doc` tagged with `prefix`, pinned by the `test_*` functions of
-    the files in `tests`."""
+    """The rules of `doc` tagged with `prefixes`, pinned by the docstrings of the
+    functions named `citing*` in `tests`; a citation of a `retired` prefix is stale."""
 
     doc: Path
-    prefix: str
+    prefixes: tuple[str, ...]
     tests: tuple[Path, ...]
+    retired: tuple[str, ...] = ()
+    citing: tuple[str, ...] = ("test_",)
+
+    def __post_init__(self) -> None:
+        letters = (*self.prefixes, *self.retired)
+        if not self.prefixes or not all(re.fullmatch(r"[A-Z]+", p) for p in letters):
+            raise ValueError(f"prefixes must be capital letters, at least one: {self}")
+        if set(self.prefixes) & set(self.retired):
+            raise ValueError(f"a prefix cannot be both live and retired: {self}")
 
     @classmethod
-    def of(cls, doc: str, prefix: str, test_file: str) -> RuleBook:
-        """The book of `doc` (a path from the repository root) pinned by the test files
-        next to `test_file` (pass `__file__`)."""
-        here = Path(test_file).resolve().parent
-        root = repository_root(here)
-        return cls(root / doc, prefix, tuple(sorted(here.glob("test_*.py"))))
+    def of(cls, page: str, test_file: str) -> RuleBook:
+        """The book of contract page `page` (a path from the repository root) that
+        `test_file` (pass `__file__`) takes part in, as `RULE_PINNINGS` registers it.
 
-    def _pattern(self, template: str) -> re.Pattern[str]:
-        return re.compile(template.format(tag=rf"{re.escape(self.prefix)}\d+"))
+        Raises `LookupError` when the page is not registered, or when none (or more
+        than one) of its pinnings cites from `test_file`."""
+        here = Path(test_file).resolve()
+        root = repository_root(here.parent)
+        pinnings = [pinning for pinning in RULE_PINNINGS if pinning.page == page]
+        if not pinnings:
+            raise LookupError(f"{page} is not a registered contract page (see RULE_PINNINGS)")
+        books = [cls.pinned_by(pinning, root) for pinning in pinnings]
+        taking_part = [book for book in books if here in book.tests]
+        if len(taking_part) != 1:
+            globs = [pinning.cited_in for pinning in pinnings]
+            raise LookupError(
+                f"{here.name} takes part in {len(taking_part)} of the pinnings of {page} "
+                f"(cited in {globs}); expected exactly one"
+            )
+        return taking_part[0]
+
+    @classmethod
+    def pinned_by(cls, pinning: RulePinning, root: Path) -> RuleBook:
+        """The book `pinning` describes, in the repository at `root`."""
+        tests = {path for pattern in pinning.cited_in for path in root.glob(pattern)}
+        return cls(
+            root / pinning.page,
+            pinning.prefixes,
+            tuple(sorted(tests)),
+            pinning.retired,
+            pinning.citing,
+        )
+
+    def _pattern(self, template: str, prefixes: tuple[str, ...]) -> re.Pattern[str]:
+        # Longest first, so that an alternation never stops at a shorter prefix.
+        letters = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+        return re.compile(template.format(tag=rf"(?:{letters})\d+"))
 
     def rules(self) -> list[str]:
         """The rules the doc states, in the order it states them."""
         text = self.doc.read_text(encoding="utf-8")
-        return self._pattern(r"\*\*({tag})\.\*\*").findall(text)
+        return self._pattern(r"\*\*({tag})\.\*\*", self.prefixes).findall(text)
 
     def references(self) -> set[str]:
         """The rules the doc refers to (`**T3**`)."""
         text = self.doc.read_text(encoding="utf-8")
-        return set(self._pattern(r"\*\*({tag})\*\*").findall(text))
+        return set(self._pattern(r"\*\*({tag})\*\*", self.prefixes).findall(text))
 
     def citations(self) -> dict[str, list[str]]:
-        """Rule tag -> the tests (`file::function`) whose docstrings cite it."""
-        citation = self._pattern(r"\b({tag})\b")
+        """Tag (of the book's prefixes or its retired ones) -> the tests
+        (`file::function`) whose docstrings cite it."""
+        citation = self._pattern(r"\b({tag})\b", (*self.prefixes, *self.retired))
         cited: dict[str, list[str]] = {}
         for path in self.tests:
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                    node.name.startswith("test_")
+                    node.name.startswith(self.citing)
                 ):
                     for tag in citation.findall(ast.get_docstring(node) or ""):
                         cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
         return cited
+
+    def _is_retired(self, tag: str) -> bool:
+        return tag.rstrip("0123456789") in self.retired
+
+    def _misnumbered(self, rules: list[str]) -> dict[str, list[str]]:
+        """Prefix -> its rules, for each prefix not numbered 1, 2, 3... in order."""
+        found: dict[str, list[str]] = {}
+        for prefix in self.prefixes:
+            mine = [rule for rule in rules if rule.rstrip("0123456789") == prefix]
+            if mine != [f"{prefix}{n}" for n in range(1, len(mine) + 1)]:
+                found[prefix] = mine
+        return found
 
     def check(self, *, at_least: int = 1) -> None:
         """Raise `AssertionError` naming every problem found (see the module)."""
@@ -67,13 +120,20 @@ class RuleBook:
         problems: list[str] = []
         if len(rules) < at_least:
             problems.append(f"{len(rules)} rules stated, expected at least {at_least}")
-        expected = [f"{self.prefix}{n}" for n in range(1, len(rules) + 1)]
-        if rules != expected:
-            problems.append(f"rules not numbered 1, 2, 3... in order: {rules}")
+        misnumbered = self._misnumbered(rules)
+        if misnumbered:
+            problems.append(f"rules not numbered 1, 2, 3... in order: {misnumbered}")
         unpinned = [rule for rule in rules if rule not in cited]
         if unpinned:
             problems.append(f"rules no test cites: {unpinned}")
-        stale = {tag: tests for tag, tests in cited.items() if tag not in set(rules)}
+        old = {tag: tests for tag, tests in cited.items() if self._is_retired(tag)}
+        if old:
+            problems.append(f"citations of retired tags {list(self.retired)}: {old}")
+        stale = {
+            tag: tests
+            for tag, tests in cited.items()
+            if tag not in set(rules) and not self._is_retired(tag)
+        }
         if stale:
             problems.append(f"citations of rules the doc lacks: {stale}")
         dangling = sorted(self.references() - set(rules))
