@@ -4,7 +4,9 @@ On GitHub such a link (`../bench/README.md`) opens the file; the site holds only
 `docs/`, so the build checks that the target exists in the repository (a missing one is
 a warning, which `--strict` turns into a failed build) and rewrites the link: to the
 file under `repo_url` when the site configures one, else to the link text followed by
-the file's repository path in code, so the reader knows where to look.
+the file's repository path in code, so the reader knows where to look. A `../` link
+that stays inside `docs/` (from a page in a subfolder such as `docs/guide/`) is a link
+to another page of the site: it is left to MkDocs, which resolves and checks it.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 LOG = logging.getLogger("mkdocs.hooks.repository_links")
+DOCS = "docs"
 LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]+)\]\((?P<target>\.\./[^)\s]+)\)")
 
 
 def repository_path(page_src: str, target: str) -> str:
     """The target's path from the repository root (docs/ is one level below it)."""
     parts: list[str] = []
-    for part in PurePosixPath("docs", page_src).parent.joinpath(target).parts:
+    for part in PurePosixPath(DOCS, page_src).parent.joinpath(target).parts:
         if part == "..":
             if not parts:
                 raise ValueError(f"{target} leaves the repository")
@@ -41,6 +44,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     def rewrite(match: re.Match[str]) -> str:
         text, target = match["text"], match["target"]
         path, _, anchor = repository_path(page.file.src_uri, target).partition("#")
+        if path.startswith(f"{DOCS}/"):
+            return match[0]  # a page of the site (from docs/guide/): MkDocs checks it
         if not (root / path).exists():
             LOG.warning("%s links to %s, which is not in the repository", page.file.src_uri, path)
             return match[0]

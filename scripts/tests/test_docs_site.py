@@ -73,3 +73,11 @@ def test_the_guide_and_a_reference_page_open_clean_with_their_content(base_url: 
             watch.assert_clean()
     except ChromiumUnavailable as missing:
         require_chromium(missing)
+
+
+def test_a_guide_page_links_to_the_contract_pages_as_pages_of_the_site(site: Path) -> None:
+    """A `../loop.md` link from docs/guide/ stays inside docs/: a site link, not a
+    repository path."""
+    html = (site / "guide" / "tools-and-output" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../loop/#2-tool-batches"' in html
+    assert "docs/loop.md" not in html
