@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from automata_docs_testing import CodeSample, SampleKind, code_samples
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = "docs/guide/threads-web.md"
@@ -42,7 +42,6 @@ def fresh_database(pg_server: str) -> Iterator[str]:
 
 def test_the_restart_on_postgresql_resumes_the_turn_on_a_second_host(fresh_database: str) -> None:
     sample = the_postgres_sample()
-    assert conninfo_to_dict(fresh_database)["dbname"].startswith("guide_")
     done = subprocess.run(
         [sys.executable, "-c", sample.example.source],
         env={"DATABASE_URL": fresh_database, "PATH": "/usr/bin:/bin"},
