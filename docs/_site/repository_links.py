@@ -1,7 +1,8 @@
 """Links from a docs page to a file of the repository outside `docs/`.
 
 On GitHub such a link (`../bench/README.md`) opens the file; the site holds only
-`docs/`, so the build checks that the target exists in the repository (a missing one is
+`docs/` (a link that stays inside it, like `../loop.md` from `docs/guide/`, is left to
+MkDocs), so the build checks that the target exists in the repository (a missing one is
 a warning, which `--strict` turns into a failed build) and rewrites the link: to the
 file under `repo_url` when the site configures one, else to the link text followed by
 the file's repository path in code, so the reader knows where to look.
@@ -41,6 +42,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     def rewrite(match: re.Match[str]) -> str:
         text, target = match["text"], match["target"]
         path, _, anchor = repository_path(page.file.src_uri, target).partition("#")
+        if path.startswith("docs/"):
+            return match[0]  # a page of the site (from docs/guide/): MkDocs checks it
         if not (root / path).exists():
             LOG.warning("%s links to %s, which is not in the repository", page.file.src_uri, path)
             return match[0]
