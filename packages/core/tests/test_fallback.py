@@ -28,11 +28,14 @@ from automata.core import (
     ProviderTimeoutError,
     ReplyTooLargeError,
     StopReason,
+    TextBlock,
     TextEvent,
+    ThinkingBlock,
     UnknownProviderError,
     Usage,
 )
-from automata.core.testing import BrokenStream, Reply, ScriptedProvider
+from automata.core.testing import BrokenStream, FunctionProvider, Reply, ScriptedProvider
+from automata.core.testing.conformance import ConformanceScenario, ProviderConformance
 
 REQUEST = ModelRequest(messages=(Message.user("hi"),))
 FIRST_USAGE = Usage(input_tokens=100, output_tokens=1)
@@ -431,3 +434,35 @@ async def test_an_attempt_a_caller_stops_reading_is_ended_without_an_error(
     await items.aclose()  # type: ignore[attr-defined]
     (span,) = exporter.get_finished_spans()
     assert span.status.status_code is StatusCode.UNSET
+
+
+# -- the provider contract -------------------------------------------------------------
+
+CONFORMANCE_REPLY = Message.assistant(
+    [ThinkingBlock(thinking="hmm", signature="s"), TextBlock(text="hello")]
+)
+
+
+async def always_overloaded(request: ModelRequest) -> Reply:
+    return overloaded()
+
+
+async def answers_after_a_pause(request: ModelRequest) -> Reply:
+    await asyncio.sleep(0.001)
+    return ModelResponse(CONFORMANCE_REPLY, StopReason.END_TURN, SECOND_USAGE, "end_turn")
+
+
+class TestAChainWhoseFirstProviderFailsKeepsTheProviderContract(ProviderConformance):
+    def make_provider(self) -> FallbackProvider:
+        return FallbackProvider(
+            [FunctionProvider(always_overloaded), FunctionProvider(answers_after_a_pause)]
+        )
+
+    def scenario(self) -> ConformanceScenario:
+        return ConformanceScenario(
+            request=REQUEST,
+            expected_stop_reason=StopReason.END_TURN,
+            expected_message=CONFORMANCE_REPLY,
+            expected_usage=SECOND_USAGE,
+            expected_raw_stop_reason="end_turn",
+        )
