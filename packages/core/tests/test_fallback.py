@@ -404,6 +404,19 @@ async def test_every_attempt_is_a_chat_span_under_the_runs_model_call(
     assert second.status.status_code is StatusCode.UNSET
 
 
+async def test_a_failed_attempt_span_carries_what_the_call_reported_spending(
+    exporter: InMemorySpanExporter, tracer_provider: TracerProvider
+) -> None:
+    spent = ProviderError("primary: 529", retryable=True, usage=FIRST_USAGE)
+    fallback = FallbackProvider(
+        [Primary([spent]), Secondary([answer()])], tracer_provider=tracer_provider
+    )
+    await fallback.complete(REQUEST)
+    first = exporter.get_finished_spans()[0]
+    assert first.attributes is not None
+    assert first.attributes["gen_ai.usage.input_tokens"] == FIRST_USAGE.input_tokens
+
+
 async def test_a_chain_given_its_own_tracer_provider_traces_there(
     exporter: InMemorySpanExporter, tracer_provider: TracerProvider
 ) -> None:

@@ -35,6 +35,7 @@ from automata.core._provider import (
 )
 from automata.core._retry import is_retryable
 from automata.core._tracing import Tracing, record_error
+from automata.core._tracing import _set_usage as set_usage
 from automata.core._usage import Usage
 
 __all__ = [
@@ -316,6 +317,10 @@ def _attempt_span(tracing: Tracing, provider: Provider, request: ModelRequest, n
 
 
 def _fail(span: Span, error: BaseException) -> None:
+    """End a failed attempt's span: the error, and what the call reported spending."""
+    usage = error.usage if isinstance(error, ProviderError) else None
+    if usage is not None and span.is_recording():
+        set_usage(span, usage)
     record_error(span, error)
     span.end()
 
