@@ -64,6 +64,7 @@ from automata.core._events import (
     ToolResultEvent,
     UsageEvent,
 )
+from automata.core._fallback import FallbackAttempt, FallbackExhaustedError, FallbackProvider
 from automata.core._guardrails import (
     GuardrailError,
     GuardrailResult,
@@ -140,6 +141,9 @@ __all__ = [
     "Embeddings",
     "EventCallbackError",
     "EventLoopRunningError",
+    "FallbackAttempt",
+    "FallbackExhaustedError",
+    "FallbackProvider",
     "FunctionTool",
     "GuardrailError",
     "GuardrailResult",

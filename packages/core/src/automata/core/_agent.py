@@ -11,7 +11,8 @@ from opentelemetry.trace import TracerProvider
 from automata.core._approval import Approver
 from automata.core._blocks import Message
 from automata.core._deps import DepsT
-from automata.core._errors import ArgumentTypeError, ToolDefinitionError
+from automata.core._errors import ToolDefinitionError
+from automata.core._fallback import traced, with_fallback
 from automata.core._guardrails import (
     InputGuardrail,
     InputGuardrailFunction,
@@ -22,7 +23,7 @@ from automata.core._handoffs import Handoff
 from automata.core._hooks import Hook
 from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
-from automata.core._model_strings import resolve_model
+from automata.core._model_strings import as_provider
 from automata.core._options import CallOptions
 from automata.core._output_stage import OutputPlan
 from automata.core._output_validators import OutputT, OutputValidator, check_output_validator
@@ -53,30 +54,6 @@ def _pre_send_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
 
 def _post_run_hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
     return tuple(h for h in hooks if type(h).after_run is not Hook.after_run)
-
-
-_PROVIDER_FACTS = ("provider_name", "model", "supports_streaming", "supports_native_output")
-
-
-def _check_provider(provider: object) -> None:
-    """Refuse what is not a provider, with the fix in the message."""
-    hint = (
-        'pass a provider object, e.g. AnthropicProvider("claude-sonnet-4-5") from '
-        'automata.anthropic, or a model string such as "anthropic:claude-sonnet-4-5"'
-    )
-    if provider is None:
-        raise ArgumentTypeError(f"Agent() needs a provider, got None; {hint}")
-    if not callable(getattr(provider, "complete", None)):
-        raise ArgumentTypeError(
-            f"Agent() needs a provider (an object with an async `complete` method), "
-            f"got an object of type {type(provider).__name__}; {hint}"
-        )
-    missing = [name for name in _PROVIDER_FACTS if not hasattr(provider, name)]
-    if missing:
-        raise ArgumentTypeError(
-            f"provider {type(provider).__name__} does not declare "
-            f"{', '.join(missing)}; see the Provider protocol in automata.core"
-        )
 
 
 def _input_guardrail(item: object) -> InputGuardrail[Any]:
@@ -138,11 +115,12 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         input_guardrails: Iterable[InputGuardrail[DepsT] | InputGuardrailFunction[DepsT]] = (),
         output_guardrails: Iterable[OutputGuardrail[DepsT] | OutputGuardrailFunction[DepsT]] = (),
         handoffs: Iterable[Agent[Any] | Handoff] = (),
+        fallback: Provider | str | Iterable[Provider | str] | None = None,
     ) -> None:
-        if isinstance(provider, str):
-            provider = resolve_model(provider)
-        _check_provider(provider)
-        self.provider: Provider = provider
+        self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
+        self.provider: Provider = traced(
+            with_fallback(as_provider(provider), fallback), self.tracing
+        )
         self.name = name or "agent"
         self.deps_type = deps_type
         if system_prompt is not None:
@@ -170,7 +148,6 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
         self.usage_limits = usage_limits
-        self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self._plan_cache: RunPlan | None = None
         self._system_message: Message | None = None
         self._tools: dict[str, Tool] = {}
@@ -230,10 +207,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         clone = copy.copy(self)
         clone._plan_cache = None
         if provider is not None:
-            if isinstance(provider, str):
-                provider = resolve_model(provider)
-            _check_provider(provider)
-            clone.provider = provider
+            clone.provider = traced(as_provider(provider), self.tracing)
         if tool_policy is not None:
             clone.tool_policy = tool_policy
         if approver is not None:

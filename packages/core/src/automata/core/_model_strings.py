@@ -14,7 +14,14 @@ from importlib.metadata import EntryPoint, entry_points
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError
 from automata.core._provider import Provider
 
-__all__ = ["ENTRY_POINT_GROUP", "KNOWN_EXTENSIONS", "UnknownProviderError", "resolve_model"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "KNOWN_EXTENSIONS",
+    "UnknownProviderError",
+    "as_provider",
+    "check_provider",
+    "resolve_model",
+]
 
 ENTRY_POINT_GROUP = "automata.providers"
 """The entry-point group provider extensions register under."""
@@ -71,3 +78,36 @@ def resolve_model(
     factory = point.load()
     provider: Provider = factory(model)
     return provider
+
+
+_PROVIDER_FACTS = ("provider_name", "model", "supports_streaming", "supports_native_output")
+
+
+def check_provider(provider: object, *, where: str = "Agent()") -> None:
+    """Refuse what is not a provider with an `ArgumentTypeError` whose message names
+    `where` (the call that was given it) and the fix."""
+    hint = (
+        'pass a provider object, e.g. AnthropicProvider("claude-sonnet-4-5") from '
+        'automata.anthropic, or a model string such as "anthropic:claude-sonnet-4-5"'
+    )
+    if provider is None:
+        raise ArgumentTypeError(f"{where} needs a provider, got None; {hint}")
+    if not callable(getattr(provider, "complete", None)):
+        raise ArgumentTypeError(
+            f"{where} needs a provider (an object with an async `complete` method), "
+            f"got an object of type {type(provider).__name__}; {hint}"
+        )
+    missing = [name for name in _PROVIDER_FACTS if not hasattr(provider, name)]
+    if missing:
+        raise ArgumentTypeError(
+            f"provider {type(provider).__name__} does not declare "
+            f"{', '.join(missing)}; see the Provider protocol in automata.core"
+        )
+
+
+def as_provider(value: object, *, where: str = "Agent()") -> Provider:
+    """`value` as a provider: a model string resolved (`resolve_model`), a provider
+    object checked (`check_provider`) and returned as is."""
+    provider = resolve_model(value) if isinstance(value, str) else value
+    check_provider(provider, where=where)
+    return provider  # type: ignore[return-value]
