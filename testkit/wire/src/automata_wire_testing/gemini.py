@@ -72,10 +72,12 @@ def response(
     model: str = MODEL,
     candidate: Mapping[str, Any] | None = None,
     prompt_feedback: Mapping[str, Any] | None = None,
+    validate: bool = True,
 ) -> dict[str, Any]:
     """A `GenerateContentResponse`: one candidate whose content is `parts` (with
     `finishReason` and any other `candidate` fields), or none when `parts` is empty and
-    `prompt_feedback` says the prompt was blocked."""
+    `prompt_feedback` says the prompt was blocked. `validate=False` skips the SDK's
+    check, for a reply of the wrong shape on purpose."""
     body: dict[str, Any] = {"modelVersion": model, "responseId": "resp-1"}
     if parts or prompt_feedback is None:
         first: dict[str, Any] = {"content": {"role": "model", "parts": [dict(p) for p in parts]}}
@@ -87,17 +89,18 @@ def response(
     if prompt_feedback is not None:
         body["promptFeedback"] = dict(prompt_feedback)
     body["usageMetadata"] = dict(usage or {"promptTokenCount": 5, "candidatesTokenCount": 3})
-    return _checked(body)
+    return _checked(body, validate)
 
 
-def _checked(body: dict[str, Any]) -> dict[str, Any]:
+def _checked(body: dict[str, Any], validate: bool) -> dict[str, Any]:
     from google.genai import types
 
-    types.GenerateContentResponse.model_validate(body)
+    if validate:
+        types.GenerateContentResponse.model_validate(body)
     return body
 
 
-def chunks(whole: Mapping[str, Any]) -> list[dict[str, Any]]:
+def chunks(whole: Mapping[str, Any], *, validate: bool = True) -> list[dict[str, Any]]:
     """The stream chunks the API sends for the reply `whole`: each text part in two
     fragments (a chunk each), every other part a chunk of its own, the last chunk with
     the candidate's `finishReason`, its metadata and the usage. A reply without
@@ -131,17 +134,17 @@ def chunks(whole: Mapping[str, Any]) -> list[dict[str, Any]]:
     out[-1]["usageMetadata"] = whole.get("usageMetadata")
     if "promptFeedback" in whole:
         out[0]["promptFeedback"] = whole["promptFeedback"]
-    return [_checked(chunk) for chunk in out]
+    return [_checked(chunk, validate) for chunk in out]
 
 
-def stream_events(whole: Mapping[str, Any]) -> list[bytes]:
+def stream_events(whole: Mapping[str, Any], *, validate: bool = True) -> list[bytes]:
     """The SSE events of `chunks(whole)`."""
-    return [sse_data(chunk) for chunk in chunks(whole)]
+    return [sse_data(chunk) for chunk in chunks(whole, validate=validate)]
 
 
-def stream_reply(whole: Mapping[str, Any], **fields: Any) -> Reply:
+def stream_reply(whole: Mapping[str, Any], *, validate: bool = True, **fields: Any) -> Reply:
     """The streamed reply of `whole`, as `Reply` (with any other `Reply` fields)."""
-    return Reply(events=stream_events(whole), **fields)
+    return Reply(events=stream_events(whole, validate=validate), **fields)
 
 
 def check_request(body: Mapping[str, Any]) -> str | None:
@@ -197,8 +200,9 @@ def error_event(status: int, message: str) -> bytes:
 def answer(whole: Mapping[str, Any], *, check: bool = True) -> Responder:
     """`whole` as JSON to `:generateContent`, as its chunks to
     `:streamGenerateContent`; a request the SDK's models refuse (`check_request`) is
-    answered 400 `INVALID_ARGUMENT` instead."""
-    stream = stream_reply(whole)
+    answered 400 `INVALID_ARGUMENT` instead. `check=False` checks neither the request
+    nor the reply's chunks (a reply of the wrong shape on purpose)."""
+    stream = stream_reply(whole, validate=check)
     json_reply = Reply(json_body=dict(whole))
 
     def checked(reply: Reply) -> Any:
