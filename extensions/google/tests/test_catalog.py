@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from automata_wire_testing import Reply, WireServer
 from automata_wire_testing import gemini as wire
 
@@ -69,12 +70,12 @@ async def test_one_model_is_read_and_an_unknown_one_is_a_404(
     provider = make_provider()
     assert (await provider.get_model("gemini-2.5-flash")).context_window == 1048576
     assert server.received[0].path == "/v1/models/gemini-2.5-flash"
-    try:
+    with pytest.raises(ProviderError) as caught:
         await provider.get_model("gemini-nope")
-    except ProviderError as error:
-        assert (error.status, str(error)) == (404, "google: 404 NOT_FOUND: model not found")
-    else:  # pragma: no cover - the assertion is the test
-        raise AssertionError("no error")
+    assert (caught.value.status, str(caught.value)) == (
+        404,
+        "google: 404 NOT_FOUND: model not found",
+    )
 
 
 async def test_texts_are_embedded_in_order_with_the_dimensions_asked_for(

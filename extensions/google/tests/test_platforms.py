@@ -24,7 +24,7 @@ async def test_vertex_ai_with_a_project_posts_to_its_publisher_model_with_a_bear
         vertexai=True,
         project="my-project",
         location="europe-west4",
-        credentials=Credentials(token="ya29.test-token"),
+        credentials=Credentials(token="ya29.test-token"),  # type: ignore[no-untyped-call]
         base_url=server.base_url,
     )
     async with provider:

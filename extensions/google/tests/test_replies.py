@@ -99,7 +99,7 @@ async def test_a_blocked_prompt_is_a_content_filter_stop_with_its_feedback(
 async def test_thoughts_and_signatures_are_read_onto_their_blocks(
     server: WireServer, make_provider: ProviderMaker, streamed: bool
 ) -> None:
-    parts = [
+    parts: list[dict[str, Any]] = [
         {"text": "Thinking it over.", "thought": True, "thoughtSignature": "QUJD"},
         {"text": "The answer is 4."},
         {"text": "", "thoughtSignature": "REVG"},

@@ -132,7 +132,10 @@ async def test_images_documents_and_audio_go_inline_and_urls_as_file_data(
         )
     )
     body = await sent(server, make_provider, request)
-    b64 = lambda data: base64.b64encode(data).decode()  # noqa: E731
+
+    def b64(data: bytes) -> str:
+        return base64.b64encode(data).decode()
+
     assert body["contents"][0]["parts"] == [
         {"text": "Compare these."},
         {"inlineData": {"mimeType": "image/png", "data": b64(png)}},
@@ -175,7 +178,7 @@ def clock(city: str) -> str:
 async def test_parallel_calls_go_back_with_their_own_signatures_and_answers_in_order(
     server: WireServer, make_provider: ProviderMaker, streamed: bool
 ) -> None:
-    calls = [
+    calls: list[dict[str, Any]] = [
         {"text": "Both at once.", "thought": True, "thoughtSignature": "dGhvdWdodA=="},
         {
             "functionCall": {"name": "weather", "args": {"city": "Oslo"}},
