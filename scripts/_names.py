@@ -46,6 +46,7 @@ OUR_NAMES = frozenset(
         "automata-ai-tools",
         "automata-ai-anthropic",
         "automata-ai-openai",
+        "automata-ai-google",
         "automata-ai-tavily",
         "automata-ai-threads",
         "automata-ai-workflow",

@@ -19,8 +19,8 @@ from automata_wire_testing import unreachable_url
 from pytest_examples import EvalExample
 
 ROOT = Path(__file__).resolve().parents[2]
-VENDOR_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
-VENDOR_BASE_URLS = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+VENDOR_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")
+VENDOR_BASE_URLS = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
 
 try:
     SAMPLES = code_samples(ROOT)

@@ -26,6 +26,7 @@ from automata_wire_testing._recordings import (
 )
 from automata_wire_testing._server import (
     DroppedConnection,
+    PathSwitch,
     Received,
     Reply,
     Responder,
@@ -40,6 +41,7 @@ __all__ = [
     "Interaction",
     "JSONRequest",
     "JSONServer",
+    "PathSwitch",
     "Received",
     "RecordingChecks",
     "Reply",

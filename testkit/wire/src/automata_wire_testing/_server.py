@@ -28,6 +28,7 @@ from starlette.routing import Route
 
 __all__ = [
     "DroppedConnection",
+    "PathSwitch",
     "Received",
     "Reply",
     "Responder",
@@ -73,8 +74,20 @@ class Reply:
         return cls(events=[e.encode() for e in events], drop_after=drop_after)
 
 
-Responder = Reply | Callable[[dict[str, Any]], Reply]
-"""A fixed reply, or a function of the request body that returns one."""
+@dataclass(frozen=True)
+class PathSwitch:
+    """`when` for a request whose path and query contain `marker`, else `otherwise`:
+    for a wire that says in its URL, not its body, that a reply is streamed (Gemini's
+    `:streamGenerateContent`)."""
+
+    marker: str
+    when: Reply | Callable[[dict[str, Any]], Reply]
+    otherwise: Reply | Callable[[dict[str, Any]], Reply]
+
+
+Responder = Reply | Callable[[dict[str, Any]], Reply] | PathSwitch
+"""A fixed reply, a function of the request body that returns one, or a
+`PathSwitch` between two of those."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +244,9 @@ class WireServer:
         responder = self._responder(path)
         if responder is None:
             return Response(json.dumps({"error": "no scripted reply"}), status_code=599)
+        if isinstance(responder, PathSwitch):
+            target = f"{path}?{request.url.query}"
+            responder = responder.when if responder.marker in target else responder.otherwise
         reply = responder(body) if callable(responder) else responder
         if reply.stall_before:
             async for _ in self._stall(None, 0.05):

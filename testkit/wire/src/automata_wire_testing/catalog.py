@@ -20,7 +20,7 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from automata_wire_testing._server import Reply, Responder, WireServer
+from automata_wire_testing._server import Reply, WireServer
 
 __all__ = [
     "anthropic_model",
@@ -214,7 +214,9 @@ def serve_openai_embeddings(
     server.route("/embeddings", responder)
 
 
-def refusing(nth: int, refusal: Reply, responder: Responder) -> Callable[[dict[str, Any]], Reply]:
+def refusing(
+    nth: int, refusal: Reply, responder: Reply | Callable[[dict[str, Any]], Reply]
+) -> Callable[[dict[str, Any]], Reply]:
     """`responder`, except that its `nth` request (counting from 1) gets `refusal`: a
     page or a batch that fails once in the middle of a listing or of several batches."""
     seen = 0

@@ -122,6 +122,20 @@ class SDKProviderSuite(ABC):
     def new_client(self, base_url: str, *, max_retries: int) -> Any:
         """The vendor SDK's async client."""
 
+    def sdk_retries(self, client: Any) -> int:
+        """How often `client` (the vendor SDK's) repeats a failed request itself."""
+        retries: int = client.max_retries
+        return retries
+
+    def is_closed(self, client: Any) -> bool:
+        """Whether `client` (the vendor SDK's) was closed."""
+        closed: bool = client.is_closed()
+        return closed
+
+    async def close_client(self, client: Any) -> None:
+        """Close `client` (one of `new_client`'s)."""
+        await client.close()
+
     def _client_for(self, server: WireServer, max_retries: int = 5) -> Any:
         return self.new_client(server.base_url + self.base_path, max_retries=max_retries)
 
@@ -163,7 +177,7 @@ class SDKProviderSuite(ABC):
         exactly = r"^pass either client or api_key/base_url, not both$"
         with pytest.raises(ValueError, match=exactly):
             self.provider_class("m", client=client, api_key="other")
-        await client.close()
+        await self.close_client(client)
 
     async def test_a_server_that_cannot_be_reached_is_named_in_the_error(self) -> None:
         url = unreachable_url()
@@ -182,7 +196,7 @@ class SDKProviderSuite(ABC):
         provider = self.provider_class("m", api_key="k", base_url=server.base_url + self.base_path)
         async with provider:
             pass
-        assert provider.client.is_closed()
+        assert self.is_closed(provider.client)
 
     async def test_a_passed_in_client_is_used_without_its_own_retries_and_left_open(
         self, server: WireServer
@@ -195,16 +209,16 @@ class SDKProviderSuite(ABC):
                 with pytest.raises(ProviderError):
                     await provider.complete(REQUEST)
             assert len(server.received) == 1
-            assert client.max_retries == 5
-            assert not client.is_closed()
+            assert self.sdk_retries(client) == 5
+            assert not self.is_closed(client)
         finally:
-            await client.close()
+            await self.close_client(client)
 
     async def test_the_sdks_own_retries_are_off(
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
         provider = make_provider(retry_policy=RetryPolicy.never())
-        assert provider.client.max_retries == 0
+        assert self.sdk_retries(provider.client) == 0
         server.always(self.error(503, "unavailable"))
         with pytest.raises(ProviderError):
             await provider.complete(REQUEST)
@@ -271,7 +285,7 @@ class SDKProviderSuite(ABC):
     async def test_an_error_event_before_any_content_is_retried(
         self, server: WireServer, make_provider: _AnyProviders
     ) -> None:
-        opening = self.stream_events(_SHORT)[:1]
+        opening = self.stream_events(_SHORT)[: self.events_before_content]
         failing = Reply(events=[*opening, self.error_event(529, "overloaded")])
         server.enqueue(failing, self.answer(_SHORT))
         items = await _drain(make_provider())
