@@ -47,6 +47,7 @@ OUR_NAMES = frozenset(
         "automata-ai-anthropic",
         "automata-ai-openai",
         "automata-ai-tavily",
+        "automata-ai-prices",
         "automata-ai-threads",
         "automata-ai-workflow",
         "automata-ai-postgres",

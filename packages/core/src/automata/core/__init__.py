@@ -25,6 +25,7 @@ from automata.core._blocks import (
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._compaction import CompactionError, Compactor
+from automata.core._cost import Cost, PriceTable
 from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
@@ -135,6 +136,7 @@ __all__ = [
     "CompactionSummary",
     "Compactor",
     "CompletionError",
+    "Cost",
     "DocumentBlock",
     "Embedder",
     "Embeddings",
@@ -170,6 +172,7 @@ __all__ = [
     "OutputSchema",
     "OutputValidator",
     "PartialOutputEvent",
+    "PriceTable",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",
