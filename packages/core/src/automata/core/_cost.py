@@ -1,5 +1,5 @@
 """What usage cost: a `Cost` value, the `PriceTable` protocol that prices one provider
-call, and the tally that sums a run's calls (rules **L101**-**L104** of docs/loop.md).
+call, and the tally that sums a run's calls (rules **L95**-**L98** of docs/loop.md).
 
 The core holds no prices: a price table comes from a package that keeps one
 (`automata.prices.GenAIPrices` on genai-prices) and is given as `Agent(prices=...)`.
