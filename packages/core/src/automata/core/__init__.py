@@ -25,7 +25,7 @@ from automata.core._blocks import (
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._compaction import CompactionError, Compactor
-from automata.core._cost import Cost, PriceTable
+from automata.core._cost import Cost, CostTally, PriceTable
 from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
@@ -137,6 +137,7 @@ __all__ = [
     "Compactor",
     "CompletionError",
     "Cost",
+    "CostTally",
     "DocumentBlock",
     "Embedder",
     "Embeddings",

@@ -69,8 +69,8 @@ class PriceTable(Protocol):
 
 
 class CostTally:
-    """A run's cost so far: the sum of its calls' costs, each priced by the table of
-    the agent that made the call. One call that could not be priced (no table, no
+    """A run's (or a thread's) cost so far: the sum of its calls' costs, each priced by
+    the table of the agent that made the call. One call that could not be priced (no table, no
     usage reported, or a model the table does not know) makes the run's cost unknown
     for good: `cost` is then None, never a partial sum."""
 
@@ -87,16 +87,19 @@ class CostTally:
         cost = None
         if prices is not None and usage is not None and model:
             cost = prices.price(usage, provider=provider, model=model)
+        self.add(cost)
+        return cost
+
+    def add(self, cost: Cost | None) -> None:
+        """Add one call's cost; None (the call went unpriced) makes the sum unknown."""
         if cost is None:
             self._unpriced = True
-            return None
-        if self._total is None:
+        elif self._total is None:
             self._total = cost
         elif cost.currency != self._total.currency:  # no sum to give: unknown, not wrong
             self._unpriced = True
         else:
             self._total = self._total + cost
-        return cost
 
     @property
     def cost(self) -> Cost | None:
