@@ -48,6 +48,7 @@ OUR_NAMES = frozenset(
         "automata-ai-openai",
         "automata-ai-google",
         "automata-ai-tavily",
+        "automata-ai-prices",
         "automata-ai-threads",
         "automata-ai-workflow",
         "automata-ai-postgres",

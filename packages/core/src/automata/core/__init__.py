@@ -25,6 +25,7 @@ from automata.core._blocks import (
 )
 from automata.core._capabilities import Embedder, Embeddings, ModelCatalog, ModelInfo, capability
 from automata.core._compaction import CompactionError, Compactor
+from automata.core._cost import Cost, CostTally, PriceTable
 from automata.core._deps import RunContext
 from automata.core._errors import (
     ArgumentTypeError,
@@ -136,6 +137,8 @@ __all__ = [
     "CompactionSummary",
     "Compactor",
     "CompletionError",
+    "Cost",
+    "CostTally",
     "DocumentBlock",
     "Embedder",
     "Embeddings",
@@ -174,6 +177,7 @@ __all__ = [
     "OutputSchema",
     "OutputValidator",
     "PartialOutputEvent",
+    "PriceTable",
     "Provider",
     "ProviderError",
     "ProviderStreamItem",

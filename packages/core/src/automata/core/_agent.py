@@ -10,6 +10,7 @@ from opentelemetry.trace import TracerProvider
 
 from automata.core._approval import Approver
 from automata.core._blocks import Message
+from automata.core._cost import PriceTable, check_price_table
 from automata.core._deps import DepsT
 from automata.core._errors import ToolDefinitionError
 from automata.core._fallback import traced, with_fallback
@@ -85,7 +86,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
     before every request and never stored (L66). `deps_type` declares the type of the
     run's `deps` (the agent is an `Agent[DepsT]`, `Agent[None]` without it), which
     `mypy` then checks at every call site. `usage_limits` are every run's default
-    `UsageLimits`. `input_guardrails` and `output_guardrails` (or
+    `UsageLimits`; `prices` (a `PriceTable`) prices every call, so results carry
+    their `cost` (L95). `input_guardrails` and `output_guardrails` (or
     `@agent.input_guardrail` / `@agent.output_guardrail`) check every run's input and
     final output (L73-L78); `handoffs` (agents, or `handoff(...)` tools) let the model
     hand the conversation to another agent (L79-L85). Runs are traced through
@@ -111,6 +113,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         tracer_provider: TracerProvider | None = None,
         trace_content: bool = False,
         usage_limits: UsageLimits | None = None,
+        prices: PriceTable | None = None,
         deps_type: type[DepsT] | None = None,
         input_guardrails: Iterable[InputGuardrail[DepsT] | InputGuardrailFunction[DepsT]] = (),
         output_guardrails: Iterable[OutputGuardrail[DepsT] | OutputGuardrailFunction[DepsT]] = (),
@@ -148,6 +151,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         self.approver = approver
         self.hooks: tuple[Hook, ...] = tuple(hooks)
         self.usage_limits = usage_limits
+        self.prices = check_price_table(prices)
         self._plan_cache: RunPlan | None = None
         self._system_message: Message | None = None
         self._tools: dict[str, Tool] = {}
@@ -395,6 +399,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             usage_limits=self.usage_limits
             if options.usage_limits is None
             else options.usage_limits,
+            prices=self.prices,
             system_prompt=None if isinstance(self.system_prompt, str) else self.system_prompt,
             instructions=self._instructions,
             tracing=self.tracing,

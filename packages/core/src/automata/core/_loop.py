@@ -23,6 +23,7 @@ from automata.core._blocks import (
     ToolUseBlock,
 )
 from automata.core._call_ids import unique_call_ids, wire_call_ids
+from automata.core._cost import Cost, CostTally, PriceTable
 from automata.core._deps import RunContext
 from automata.core._errors import (
     IncompleteResponseError,
@@ -103,6 +104,8 @@ class RunSettings:
     pre_send: tuple[Hook, ...]
     max_steps: int
     usage_limits: UsageLimits | None = None
+    prices: PriceTable | None = None
+    """Prices each call of the run (L95); None: the run has no cost."""
     system_prompt: PromptFunction[Any] | None = None
     """A dynamic system prompt, evaluated when a run starts a transcript without one."""
     instructions: tuple[PromptPart[Any], ...] = ()
@@ -120,6 +123,8 @@ class RunSettings:
 @dataclass(slots=True)
 class _RunState:
     usage: Usage = field(default_factory=Usage)
+    costs: CostTally = field(default_factory=CostTally)
+    step_cost: Cost | None = None
     steps: int = 0
     final_message: Message | None = None
     stop_reason: StopReason = StopReason.END_TURN
@@ -199,6 +204,7 @@ class RunLoop:
             messages=tuple(self.transcript),
             final_message=final,
             usage=state.usage,
+            cost=state.costs.cost,
             steps=state.steps,
             stop_reason=stop_reason or state.stop_reason,
             raw_stop_reason=state.raw_stop_reason,
@@ -257,6 +263,7 @@ class RunLoop:
                         state.steps,
                         run,
                         len(transcript),
+                        state.step_cost,
                     )
                     if not calls:
                         self.open_calls = ()
@@ -451,11 +458,12 @@ class RunLoop:
             self.state.usage = self.state.usage + response.usage
             if self.emit is not None:
                 self.emit(self.tag(UsageEvent, usage=response.usage))
+        cost = self.state.step_cost = self.price(response.usage, response.model)
         self.state.final_message = response.message
         self.state.stop_reason = response.stop_reason
         self.state.raw_stop_reason = response.raw_stop_reason
-        if meter is not None and response.usage is not None:
-            over = meter.add(response.usage)
+        if meter is not None:
+            over = meter.add(response.usage, cost)
             if over is not None:  # the reply is not committed (L59)
                 raise self.fail(over, StopReason.ERROR)
         return response
@@ -579,8 +587,17 @@ class RunLoop:
         self.state.usage = self.state.usage + usage
         if self.emit is not None:
             self.emit(self.tag(UsageEvent, usage=usage))
+        cost = self.price(usage, "")
         if self.meter is not None:
-            self.meter.add(usage)  # the run fails with the provider's error either way
+            self.meter.add(usage, cost)  # the run fails with the provider's error either way
+
+    def price(self, usage: Usage | None, model: str) -> Cost | None:
+        """One call's cost, added to the run's: priced by the table of the agent that
+        made it, for the model that answered (else the provider's own) (L95, L96)."""
+        provider = self.settings.provider
+        return self.state.costs.price(
+            self.settings.prices, usage, provider.provider_name, model or provider.model
+        )
 
     def incomplete_stream(self, partial: str, why: str) -> RunError:
         """The stream broke after content arrived: keep the partial text, never retry."""

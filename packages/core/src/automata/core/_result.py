@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from automata.core._blocks import Message
+from automata.core._cost import Cost
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
@@ -21,7 +22,9 @@ class RunResult(Generic[OutputT]):
     `output` is the final answer text (or the validated typed value for a typed run);
     `final_message` the last assistant message; `messages` the whole transcript,
     system message first; `usage` the sum over this run's provider calls (sub-agents
-    excluded); `steps` the number of provider calls. Also attached to every run error.
+    excluded); `cost` what those calls cost as the run's price table priced them
+    (None without a table, or when a call could not be priced: L95-L96); `steps` the
+    number of provider calls. Also attached to every run error.
     """
 
     output: OutputT
@@ -33,3 +36,4 @@ class RunResult(Generic[OutputT]):
     raw_stop_reason: str = ""
     agent: str = ""
     invocation_id: str = ""
+    cost: Cost | None = None

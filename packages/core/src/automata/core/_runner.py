@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from automata.core._blocks import Message
+from automata.core._cost import check_max_cost_priced
 from automata.core._deps import RunContext
 from automata.core._errors import RunError
 from automata.core._guardrails import InputGuard, InputGuardrail
@@ -107,9 +108,11 @@ def run_steps(
     it, yielding each committed step and, last, the `RunResult`; post-run hooks follow
     every run (also one closed at a step). The task is appended now: call this when the
     run starts."""
+    limits = plan.settings.usage_limits
+    if limits is not None:
+        check_max_cost_priced(limits.max_cost, plan.settings.prices)
     if task is not None:
         transcript.append(task)
-    limits = plan.settings.usage_limits
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
     if plan.input_guardrails:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from automata.core._blocks import Message, ToolUseBlock
+from automata.core._cost import Cost
 from automata.core._stop import StopReason
 from automata.core._usage import Usage
 
@@ -32,7 +33,8 @@ class ModelStep:
     """One model turn, committed: its assistant `message` is the last of `messages`.
 
     `usage` is what the provider reported for this turn (None when it reported
-    nothing); `stop_reason` is the turn's own; `step` counts the run's provider calls
+    nothing); `cost` what the run's price table priced it at (None: unpriced, L95);
+    `stop_reason` is the turn's own; `step` counts the run's provider calls
     (1 for the first); `run` names the run (`run.agent`, `run.invocation_id`);
     `length` is how many messages `messages` holds. When `tool_calls` is not empty
     the tools have not run yet: the next step is their `ToolStep`, and a run stopped
@@ -45,6 +47,7 @@ class ModelStep:
     step: int
     run: RunRef
     length: int = field(repr=False)
+    cost: Cost | None = None
 
     @property
     def tool_calls(self) -> tuple[ToolUseBlock, ...]:

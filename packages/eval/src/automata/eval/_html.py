@@ -20,10 +20,12 @@ from pathlib import Path
 from jinja2 import Environment
 from markupsafe import Markup
 
+from automata.core import Cost
 from automata.eval._html_case import case_page, pass_rate
 from automata.eval._html_page import fmt_percent, report_environment, safe_slug
 from automata.eval._html_plots import Bar, bar_plot, histogram
 from automata.eval._model import CaseResult, Reliability, RunReport, TrialResult
+from automata.eval._scorecard import total_cost
 from automata.eval._text import write_visible
 
 __all__ = ["case_slugs", "write_html"]
@@ -107,6 +109,7 @@ class _Row:
     rate: float | None
     latency: float | None
     tokens: float | None
+    cost: Cost | None
     failures: list[str]
 
 
@@ -119,6 +122,7 @@ def _row(result: CaseResult, slug: str) -> _Row:
         rate=pass_rate(result),
         latency=_mean([trial.latency_ms for trial in trials]),
         tokens=_mean([float(trial.input_tokens + trial.output_tokens) for trial in trials]),
+        cost=total_cost(trials),
         failures=_failures(trials),
     )
 

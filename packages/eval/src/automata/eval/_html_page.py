@@ -17,6 +17,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from automata.core import Cost
+
 __all__ = ["fmt_interval", "fmt_number", "fmt_percent", "report_environment", "safe_slug"]
 
 
@@ -32,6 +34,7 @@ def report_environment() -> Environment:
     environment.filters["percent"] = fmt_percent
     environment.filters["number"] = fmt_number
     environment.filters["interval"] = fmt_interval
+    environment.filters["cost"] = fmt_cost
     environment.filters["json"] = _json
     return environment
 
@@ -48,6 +51,11 @@ def fmt_percent(value: float | None) -> str:
 def fmt_number(value: float | None, digits: int = 1) -> str:
     """A number with `digits` decimals; an em dash for None."""
     return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def fmt_cost(cost: Cost | None) -> str:
+    """A cost as its exact amount and currency (`0.0125 USD`); an em dash for None."""
+    return "—" if cost is None else f"{cost.amount} {cost.currency}"
 
 
 def fmt_interval(interval: tuple[float, float] | None, *, percent: bool = True) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from automata.core import Cost
 from automata.eval._text import encodable
 
 __all__ = [
@@ -169,7 +170,9 @@ TrialFailure = Literal["provider_error", "timeout", "cancelled", "agent_error"]
 
 
 class TrialResult(_Frozen):
-    """One run of one case. `passed` is True when every gate passed."""
+    """One run of one case. `passed` is True when every gate passed. `cost` is the
+    run's cost as its agent's price table priced it (None without one, or when a call
+    could not be priced: docs/loop.md L95-L96)."""
 
     case: str
     trial: int
@@ -186,6 +189,7 @@ class TrialResult(_Frozen):
     output: str = ""
     transcript_summary: tuple[str, ...] = ()
     judge: tuple[JudgeScore, ...] = ()
+    cost: Cost | None = None
 
 
 class CaseResult(_Frozen):
@@ -221,7 +225,8 @@ class Scorecard(_Frozen):
     """Total = 100 x (0.2 L1 + 0.5 L2 + 0.3 L3), each level in [0, 1].
 
     Intervals are `(low, high)` pairs (Wilson, 95%), None when there was nothing to
-    measure; `total_interval` comes from `--repeats`."""
+    measure; `total_interval` comes from `--repeats`. `cost` is what every trial cost
+    together (SC14), None when one of them has no cost; it is shown, never scored."""
 
     total: float
     l1: float
@@ -236,6 +241,7 @@ class Scorecard(_Frozen):
     pass_at_1_interval: tuple[float, float] | None = None
     repair_rate_interval: tuple[float, float] | None = None
     total_interval: tuple[float, float] | None = None
+    cost: Cost | None = None
 
 
 class RunReport(_Frozen):

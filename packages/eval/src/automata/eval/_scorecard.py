@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from automata.core import Cost, CostTally
 from automata.eval._model import Budgets, CaseResult, Grade, Scorecard, TrialResult
 from automata.eval._stats import mean_interval, wilson_interval
 
@@ -93,7 +94,18 @@ def score_run(
             wilson_interval(repair_passed, len(repair_trials)) if repair_trials else None
         ),
         total_interval=total_interval,
+        cost=total_cost(trials),
     )
+
+
+def total_cost(trials: Sequence[TrialResult]) -> Cost | None:
+    """What the trials cost together (SC14): None for no trials, or when one has no cost."""
+    if not trials:
+        return None
+    tally = CostTally()
+    for trial in trials:
+        tally.add(trial.cost)
+    return tally.cost
 
 
 def _share_all_passed(trials: Sequence[TrialResult], counts: Callable[[Grade], bool]) -> float:

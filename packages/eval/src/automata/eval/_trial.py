@@ -161,4 +161,5 @@ async def run_trial(
         output=output,
         transcript_summary=summarize(case.task, calls, output, error_text),
         judge=judged,
+        cost=result.cost if result is not None else None,
     )

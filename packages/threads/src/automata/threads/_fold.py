@@ -10,10 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from automata.core import CompactionSummary, Message, ToolResultBlock, ToolUseBlock, Usage
+from automata.core import (
+    CompactionSummary,
+    CostTally,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from automata.threads._records import (
     Decoded,
     compaction_from,
+    cost_from,
     message_from,
     turn_id_of,
     usage_from,
@@ -116,6 +124,8 @@ class ThreadFold:
         self.calls: dict[str, CallState] = {}
         self.positions: dict[tuple[int, int], CallState] = {}
         self.usage = Usage()
+        self.costs = CostTally()
+        """The steps' costs: `costs.cost` is None once a step was not priced."""
         self.retry_keys: set[str] = set()
         self.interactions: dict[str, InteractionState] = {}
         self.compactions: list[CompactionSummary] = []
@@ -169,6 +179,7 @@ class ThreadFold:
             usage = usage_from(data.get("usage"))
             if usage is not None:
                 self.usage = self.usage + usage
+            self.costs.add(cost_from(data.get("cost")))
         elif kind == "stopped":
             turn = self._turn(data)
             # the cancel's draft, if the run's own commit of that reply did not get in

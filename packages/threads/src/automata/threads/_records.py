@@ -19,7 +19,10 @@ Kinds (data fields besides `v`):
 - `input_cancelled`: `turn`: a queued input taken off the queue before it started.
 - `turn_started`: `turn`, `run` (1, then 2.. for each retry), `surface` (what the
   agent looked like) and `fingerprint` (its hash).
-- `step`: `turn`, `message` (the assistant's), `usage` (or null), `stop_reason`.
+- `step`: `turn`, `message` (the assistant's), `usage` (or null), `stop_reason`, and
+  `cost` (the core's `Cost`, its amount a string) when the agent's price table priced
+  the call; left out otherwise, so a step of an agent without prices is written as
+  before, and a journal written before the field reads as unpriced.
 - `stopped`: `turn`, `reply` (the reply's number in its turn, from 1), `message`
   (an assistant message marked stopped in its `extra`, text and thinking only): what
   a cancelled turn's model had streamed of reply `reply`, committed by the cancel.
@@ -49,7 +52,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from automata.core import CompactionSummary, Message, TranscriptError, Usage
+from automata.core import CompactionSummary, Cost, Message, TranscriptError, Usage
 from automata.threads.store import NewRecord, Record
 
 __all__ = [
@@ -57,6 +60,8 @@ __all__ = [
     "TurnStatus",
     "compaction_from",
     "compaction_record",
+    "cost_field",
+    "cost_from",
     "decode",
     "encode",
     "message_data",
@@ -132,6 +137,16 @@ def message_from(data: object) -> Message:
 def usage_from(data: object) -> Usage | None:
     """The usage a `step` record holds, or None."""
     return None if data is None else Usage.model_validate(data)
+
+
+def cost_field(cost: Cost | None) -> dict[str, Any]:
+    """A `step` record's `cost` field: none at all when the step was not priced."""
+    return {} if cost is None else {"cost": cost.model_dump(mode="json")}
+
+
+def cost_from(data: object) -> Cost | None:
+    """The cost a `step` record holds, or None (unpriced, or written before costs)."""
+    return None if data is None else Cost.model_validate(data)
 
 
 def compaction_record(turn_id: str, summary: CompactionSummary) -> NewRecord:

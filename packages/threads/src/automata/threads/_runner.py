@@ -75,7 +75,7 @@ from automata.threads._errors import (
 )
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import RecordedDecisions, asks_for
-from automata.threads._records import compaction_record, encode, message_data
+from automata.threads._records import compaction_record, cost_field, encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
     OUTCOME_UNKNOWN,
@@ -430,6 +430,7 @@ class ThreadRunner:
                                 if step.usage is None
                                 else step.usage.model_dump(mode="json"),
                                 stop_reason=step.stop_reason.value,
+                                **cost_field(step.cost),
                             ),
                         ]
                         asks = asks_for(agent, step.tool_calls)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from automata.core import Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.core import Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
 
@@ -94,7 +94,10 @@ class ThreadView:
     `status` is `running` while a turn runs or waits to run, `waiting` while it waits
     for a person (see the `interaction` items), else how the last turn
     ended (`done`, `failed`, `cancelled`, `effect_outcome_unknown`) or `idle`. `error`
-    is the last turn's error text. `usage` totals every committed model step.
+    is the last turn's error text. `usage` totals every committed model step, and
+    `cost` what they cost as the turns' agents priced them (core rules L95-L96): None
+    when a step was not priced (an agent without `prices`, a model its table does not
+    know, a step journaled before costs were), never a partial sum.
 
     `compactions` counts the summaries the thread's compactors wrote (its `compaction`
     records, T25) and `compacted` is how many request messages the latest one stands
@@ -113,11 +116,13 @@ class ThreadView:
     live: int = 0
     compactions: int = 0
     compacted: int = 0
+    cost: Cost | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
         data = asdict(self)
         data["usage"] = self.usage.model_dump(mode="json")
+        data["cost"] = None if self.cost is None else self.cost.model_dump(mode="json")
         return data
 
 
@@ -261,6 +266,7 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         items=tuple(items),
         queue=tuple(QueuedInput(turn.turn_id, turn.message.text) for turn in fold.queue),
         usage=fold.usage,
+        cost=fold.costs.cost,
         version=fold.last_seq,
         current_turn=None if current is None else current.turn_id,
         error=None if last is None or current is not None else last.error,
