@@ -12,6 +12,7 @@ from automata.core import (
     Agent,
     ArgumentTypeError,
     Cost,
+    FallbackProvider,
     InvalidArgumentError,
     Message,
     ModelResponse,
@@ -83,6 +84,18 @@ async def test_a_runs_cost_is_the_sum_of_its_calls_each_priced_for_the_model_tha
         ("vendor", "model-b"),
         ("vendor", "model-a"),
     ]
+
+
+async def test_a_fallback_chains_call_is_priced_at_the_provider_that_answered() -> None:
+    """L96: the chain is not a vendor; the reply names the provider that answered."""
+    failing = VendorProvider([ProviderError("overloaded", provider="down", status=529, retryable=True)])
+    failing.provider_name = "down"
+    prices = TokenPrices()
+    agent = Agent(FallbackProvider([failing, VendorProvider([reply("done", 10)])]), prices=prices)
+    result = await agent.run("go")
+    assert result.cost is not None
+    assert result.cost.amount == Decimal("0.010")
+    assert [(provider, model) for provider, model, _ in prices.asked] == [("vendor", "model-a")]
 
 
 async def test_each_model_step_carries_its_own_cost() -> None:

@@ -72,7 +72,8 @@ def load_request(text: str) -> ModelRequest:
 
 
 def dump_response(response: ModelResponse) -> str:
-    """A provider's reply as JSON: the message, stop reasons, usage and model."""
+    """A provider's reply as JSON: the message, stop reasons, usage, model and the
+    provider that answered."""
     usage = response.usage
     return json.dumps(
         {
@@ -81,6 +82,7 @@ def dump_response(response: ModelResponse) -> str:
             "raw_stop_reason": response.raw_stop_reason,
             "usage": None if usage is None else usage.model_dump(),
             "model": response.model,
+            "provider": response.provider,
         }
     )
 
@@ -96,6 +98,7 @@ def load_response(text: str) -> ModelResponse:
         usage=None if usage is None else Usage.model_validate(usage),
         raw_stop_reason=data["raw_stop_reason"],
         model=data["model"],
+        provider=data.get("provider", ""),  # absent from replies recorded before it was kept
     )
 
 

@@ -328,16 +328,18 @@ def _fail(span: Span, error: BaseException) -> None:
 def _answered(
     call_span: Span, provider: Provider, response: ModelResponse, attempts: int
 ) -> ModelResponse:
-    """The answering provider's reply, named on the run's model-call span; its model
-    filled in from the provider when the reply names none."""
+    """The answering provider's reply, named on the run's model-call span and on the
+    reply (`provider`); its model filled in from the provider when the reply names none."""
     if call_span.is_recording():
         call_span.set_attribute(ANSWERED_BY, provider.provider_name)
         if provider.model:
             call_span.set_attribute(ANSWERED_MODEL, provider.model)
         call_span.set_attribute(ATTEMPTS, attempts)
-    if not response.model and provider.model:
-        return replace(response, model=provider.model)
-    return response
+    return replace(
+        response,
+        model=response.model or provider.model or "",
+        provider=response.provider or provider.provider_name,
+    )
 
 
 async def _items(provider: Provider, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:

@@ -458,7 +458,9 @@ class RunLoop:
             self.state.usage = self.state.usage + response.usage
             if self.emit is not None:
                 self.emit(self.tag(UsageEvent, usage=response.usage))
-        cost = self.state.step_cost = self.price(response.usage, response.model)
+        cost = self.state.step_cost = self.price(
+            response.usage, response.model, response.provider
+        )
         self.state.final_message = response.message
         self.state.stop_reason = response.stop_reason
         self.state.raw_stop_reason = response.raw_stop_reason
@@ -591,12 +593,16 @@ class RunLoop:
         if self.meter is not None:
             self.meter.add(usage, cost)  # the run fails with the provider's error either way
 
-    def price(self, usage: Usage | None, model: str) -> Cost | None:
+    def price(self, usage: Usage | None, model: str, answered_by: str = "") -> Cost | None:
         """One call's cost, added to the run's: priced by the table of the agent that
-        made it, for the model that answered (else the provider's own) (L95, L96)."""
+        made it, for the provider and model that answered (else the provider's own)
+        (L95, L96)."""
         provider = self.settings.provider
         return self.state.costs.price(
-            self.settings.prices, usage, provider.provider_name, model or provider.model
+            self.settings.prices,
+            usage,
+            answered_by or provider.provider_name,
+            model or provider.model,
         )
 
     def incomplete_stream(self, partial: str, why: str) -> RunError:

@@ -75,7 +75,10 @@ class ModelResponse:
     """A complete model turn.
 
     `stop_reason` is the mapped reason; `raw_stop_reason` is the provider's own value,
-    kept for diagnostics. `usage` is None when the provider reported none.
+    kept for diagnostics. `usage` is None when the provider reported none. `model` is
+    the model that answered, when the reply names it; `provider` is the `provider_name`
+    of the provider that answered when that is not the one called (a
+    `FallbackProvider` sets it), so the call is priced and read as that provider's.
     """
 
     message: Message
@@ -83,6 +86,7 @@ class ModelResponse:
     usage: Usage | None = None
     raw_stop_reason: str = ""
     model: str = ""
+    provider: str = ""
 
 
 @dataclass(frozen=True, slots=True)
