@@ -127,7 +127,8 @@ def test_the_loop_in_the_workflow_keeps_the_policy_without_timeouts_and_rate_lim
 def test_requests_replies_and_results_cross_as_json_unchanged() -> None:
     """TP1: what the loop sends an activity and gets back is rebuilt equal on the other
     side: the request (messages, tools, options, output schema), the reply (message,
-    stop reasons, usage, model, the provider that answered) and a tool's result (blocks, error flag)."""
+    stop reasons, usage, model, the provider that answered) and a tool's result (blocks,
+    error flag)."""
     request = ModelRequest(
         messages=(Message.system("Be brief."), Message.user("hi")),
         tools=(ToolSpec("read", "Read.", {"type": "object", "properties": {}}),),

@@ -88,7 +88,8 @@ async def test_a_runs_cost_is_the_sum_of_its_calls_each_priced_for_the_model_tha
 
 async def test_a_fallback_chains_call_is_priced_at_the_provider_that_answered() -> None:
     """L96: the chain is not a vendor; the reply names the provider that answered."""
-    failing = VendorProvider([ProviderError("overloaded", provider="down", status=529, retryable=True)])
+    overloaded = ProviderError("overloaded", provider="down", status=529, retryable=True)
+    failing = VendorProvider([overloaded])
     failing.provider_name = "down"
     prices = TokenPrices()
     agent = Agent(FallbackProvider([failing, VendorProvider([reply("done", 10)])]), prices=prices)

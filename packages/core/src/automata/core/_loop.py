@@ -458,9 +458,7 @@ class RunLoop:
             self.state.usage = self.state.usage + response.usage
             if self.emit is not None:
                 self.emit(self.tag(UsageEvent, usage=response.usage))
-        cost = self.state.step_cost = self.price(
-            response.usage, response.model, response.provider
-        )
+        cost = self.state.step_cost = self.price(response.usage, response.model, response.provider)
         self.state.final_message = response.message
         self.state.stop_reason = response.stop_reason
         self.state.raw_stop_reason = response.raw_stop_reason
