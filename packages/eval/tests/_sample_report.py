@@ -1,13 +1,17 @@
 """A realistic sample `RunReport` for the HTML report's tests and the docs' screenshots:
 eight cases over three tiers, some failing (a forbidden tool, a missed argument, a
-provider error, a timeout), three trials each with grades, tool calls, tokens and
-transcript summaries, judge scores on two cases, and totals from five repeats.
+provider error, a timeout), three trials each with grades, tool calls, tokens, their
+cost (at $2.50 and $10 per million input and output tokens) and transcript summaries,
+judge scores on two cases, and totals from five repeats.
 
 Load it by path (tests run in importlib mode): see `load_sample_report` in the tests.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from automata.core import Cost, CostTally
 from automata.eval import (
     Budgets,
     Case,
@@ -27,6 +31,13 @@ from automata.eval import (
 
 __all__ = ["sample_report"]
 
+_PER_MILLION = (Decimal("2.50"), Decimal("10"))
+
+
+def _cost(input_tokens: int, output_tokens: int) -> Cost:
+    amount = (input_tokens * _PER_MILLION[0] + output_tokens * _PER_MILLION[1]) / 1_000_000
+    return Cost(amount=amount, currency="USD", source="genai-prices", version="0.2.3")
+
 
 def _trial(
     case: str,
@@ -44,6 +55,7 @@ def _trial(
     judge: tuple[JudgeScore, ...] = (),
     retries: int = 0,
 ) -> TrialResult:
+    input_tokens = tokens[0] + 41 * index if tokens[0] else 0
     return TrialResult(
         case=case,
         trial=index,
@@ -52,8 +64,9 @@ def _trial(
         tool_calls=calls,
         steps=len(calls) + 1,
         latency_ms=latency_ms + 137.0 * index,
-        input_tokens=tokens[0] + 41 * index if tokens[0] else 0,
+        input_tokens=input_tokens,
         output_tokens=tokens[1],
+        cost=_cost(input_tokens, tokens[1]),
         retries=retries,
         failure=failure,
         error=error,
@@ -329,7 +342,12 @@ def sample_report() -> RunReport:
             ),
         ),
     )
+    tally = CostTally()
+    for case in cases:
+        for trial in case.trials:
+            tally.add(trial.cost)
     card = Scorecard(
+        cost=tally.cost,
         total=76.4,
         l1=0.958,
         l2=0.722,

@@ -10,6 +10,7 @@ from pathlib import Path
 from automata.core import Agent, Cost, Message, ModelResponse, StopReason, Usage
 from automata.core.testing import ScriptedProvider
 from automata.eval import Case, TrialContext, evaluate, write_html
+from automata.eval._html_page import fmt_cost
 
 
 class CentPerToken:
@@ -85,3 +86,12 @@ async def test_an_unpriced_run_shows_a_dash_for_its_cost(tmp_path: Path) -> None
     write_html(report, tmp_path)
     [page] = (tmp_path / "cases").iterdir()
     assert "cost — ·" in page.read_text(encoding="utf-8")
+
+
+def test_the_html_report_shows_a_cost_to_four_decimals_and_the_json_keeps_it_exact() -> None:
+    """A trial of 0.0069075 USD reads 0.0069 USD; 0.03 USD is not padded."""
+    exact = Cost(amount=Decimal("0.0069075"), currency="USD", source="test", version="1")
+    assert fmt_cost(exact) == "0.0069 USD"
+    assert fmt_cost(exact.model_copy(update={"amount": Decimal("0.00695")})) == "0.0070 USD"
+    assert fmt_cost(exact.model_copy(update={"amount": Decimal("0.03")})) == "0.03 USD"
+    assert Cost.model_validate_json(exact.model_dump_json()) == exact

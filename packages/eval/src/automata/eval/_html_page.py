@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -48,14 +49,25 @@ def fmt_percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}%"
 
 
+_COST_DECIMALS = 4
+
+
 def fmt_number(value: float | None, digits: int = 1) -> str:
     """A number with `digits` decimals; an em dash for None."""
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
 def fmt_cost(cost: Cost | None) -> str:
-    """A cost as its exact amount and currency (`0.0125 USD`); an em dash for None."""
-    return "—" if cost is None else f"{cost.amount} {cost.currency}"
+    """A cost as its amount, rounded half-up to at most four decimals, and its currency
+    (`0.0125 USD`, `0.0069 USD` for 0.0069075); an em dash for None. The JSON report
+    keeps the exact amount."""
+    if cost is None:
+        return "—"
+    amount = cost.amount
+    exponent = amount.as_tuple().exponent  # a str only for NaN and infinities
+    if isinstance(exponent, int) and exponent < -_COST_DECIMALS:
+        amount = amount.quantize(Decimal(1).scaleb(-_COST_DECIMALS), rounding=ROUND_HALF_UP)
+    return f"{amount} {cost.currency}"
 
 
 def fmt_interval(interval: tuple[float, float] | None, *, percent: bool = True) -> str:
