@@ -11,7 +11,7 @@ import pytest
 from automata_docs_testing import RULE_PINNINGS, RuleBook, RulePinning
 
 ROOT = Path(__file__).resolve().parents[2]
-RULE = re.compile(r"\*\*([A-Z]+)\d+\.\*\*")
+RULE = re.compile(r"\*\*([A-Z]+)\d+(?:\.\*\*|: )")  # `**T3.**` or `**SC3: title.**`
 REFERENCE = re.compile(r"\*\*([A-Z]+\d+)\*\*")
 # Where a page may refer to another page's rules.
 REFERRING_PAGES = sorted(

@@ -54,7 +54,7 @@ async def test_each_trial_keeps_its_cost_and_the_scorecard_totals_them() -> None
     )
 
 
-async def test_one_unpriced_trial_leaves_the_scorecard_without_a_cost() -> None:
+async def test_sc14_one_unpriced_trial_leaves_the_scorecard_without_a_cost() -> None:
     """SC14: never a partial sum."""
 
     def mixed(ctx: TrialContext) -> Agent[None]:

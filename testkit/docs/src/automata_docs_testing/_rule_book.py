@@ -1,7 +1,9 @@
 """A doc's tagged rules, and the tests that pin them.
 
-A rule is stated as `**<prefix><n>.**` (for example `**T3.**`) and referred to as
-`**T3**`; a test pins it by citing the tag in its docstring. A page may state rules
+A rule is stated as `**<prefix><n>.**` (for example `**T3.**`), or with its title as
+`**<prefix><n>: <title>.**` (`**SC3: compliance.**`), and referred to as `**T3**`; a
+test pins it by citing the tag in its docstring, or in its name (`test_sc3_...`: the tag
+in lower case between underscores). A page may state rules
 under several prefixes (`ST1`, `O1`, ...); a tag's letters are matched whole, so `ST3`
 is never read as `S3`. `RuleBook.check` fails with the exact problem when a prefix's
 rules are not numbered 1, 2, 3... in order, when a rule is cited by no test, when a
@@ -80,7 +82,7 @@ class RuleBook:
     def rules(self) -> list[str]:
         """The rules the doc states, in the order it states them."""
         text = self.doc.read_text(encoding="utf-8")
-        return self._pattern(r"\*\*({tag})\.\*\*", self.prefixes).findall(text)
+        return self._pattern(r"\*\*({tag})(?:\.\*\*|: )", self.prefixes).findall(text)
 
     def references(self) -> set[str]:
         """The rules the doc refers to (`**T3**`)."""
@@ -89,15 +91,22 @@ class RuleBook:
 
     def citations(self) -> dict[str, list[str]]:
         """Tag (of the book's prefixes or its retired ones) -> the tests
-        (`file::function`) whose docstrings cite it."""
+        (`file::function`) whose docstrings or names cite it."""
         citation = self._pattern(r"\b({tag})\b", (*self.prefixes, *self.retired))
+        whole_tag = self._pattern(r"{tag}", (*self.prefixes, *self.retired))
         cited: dict[str, list[str]] = {}
         for path in self.tests:
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
                     node.name.startswith(self.citing)
                 ):
-                    for tag in citation.findall(ast.get_docstring(node) or ""):
+                    named = [
+                        token.upper()
+                        for token in node.name.split("_")[1:]
+                        if token.islower() and whole_tag.fullmatch(token.upper())
+                    ]
+                    tags = {*citation.findall(ast.get_docstring(node) or ""), *named}
+                    for tag in sorted(tags):
                         cited.setdefault(tag, []).append(f"{path.name}::{node.name}")
         return cited
 

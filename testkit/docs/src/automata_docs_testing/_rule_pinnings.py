@@ -28,6 +28,7 @@ class RulePinning:
 
 RULE_PINNINGS: tuple[RulePinning, ...] = (
     RulePinning("docs/eval.md", ("E",), ("packages/eval/tests/test_*.py",)),
+    RulePinning("docs/eval-scorecard.md", ("SC",), ("packages/eval/tests/test_*.py",)),
     # Threads tests cite the loop rules a thread relies on ("core rule L88").
     RulePinning("docs/loop.md", ("L",), (_CORE, _THREADS)),
     RulePinning("docs/protocols.md", ("A",), ("extensions/acp/tests/test_*.py",)),
