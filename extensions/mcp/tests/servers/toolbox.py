@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import sys
 from typing import Any
 
 import anyio
+import uvicorn
 from mcp import MCPError
 from mcp import types as mcp_types
 from mcp.server import Server, ServerRequestContext
@@ -151,4 +153,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if sys.argv[1:2] == ["--http"]:  # streamable HTTP on the loopback port given
+        uvicorn.run(app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+    else:
+        asyncio.run(main())

@@ -13,17 +13,35 @@ and serve automata tools to any MCP client with `serve_stdio(tools, name=...)` o
 `streamable_http_app(tools, name=...)` (both built on `serve_tools`).
 """
 
+from automata.mcp._catalog import MCPPrompt, MCPPromptArgument, MCPResource, MCPResourceContents
+from automata.mcp._elicitation import (
+    Elicitation,
+    ElicitationHandler,
+    ElicitationReply,
+    approve_elicitations,
+)
 from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
+from automata.mcp._progress import MCPProgress, ProgressHandler
 from automata.mcp._serve import serve_stdio, serve_tools, streamable_http_app
 from automata.mcp._server import MCPServer
 from automata.mcp._tool import MCPTool
 
 __all__ = [
+    "Elicitation",
+    "ElicitationHandler",
+    "ElicitationReply",
     "MCPConnectionError",
     "MCPDuplicateToolWarning",
+    "MCPProgress",
+    "MCPPrompt",
+    "MCPPromptArgument",
+    "MCPResource",
+    "MCPResourceContents",
     "MCPServer",
     "MCPTool",
     "MCPToolError",
+    "ProgressHandler",
+    "approve_elicitations",
     "serve_stdio",
     "serve_tools",
     "streamable_http_app",

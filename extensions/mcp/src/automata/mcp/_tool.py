@@ -40,4 +40,4 @@ class MCPTool:
         return self.definition.input_schema
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
-        return await self.server.call(self.definition.name, arguments)
+        return await self.server.call(self.definition.name, arguments, context=context)

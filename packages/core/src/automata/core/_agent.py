@@ -194,6 +194,18 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         )
         return new_tool
 
+    def remove_tool(self, name: str) -> Tool:
+        """Unregister the tool `name` and return it; runs already going keep it, later
+        runs do not offer it (L4). Raises `ToolDefinitionError` when no tool has that
+        name or it is a handoff (remove handoffs with `replace`)."""
+        if name not in self._tools or name in self._handoffs:
+            raise ToolDefinitionError(f"no tool named {name!r} can be removed")
+        tools = dict(self._tools)
+        removed = tools.pop(name)
+        self._tools = tools
+        self._specs = tuple(spec for spec in self._specs if spec.name != name)
+        return removed
+
     @suggests_keywords("Agent.replace")
     def replace(
         self,
