@@ -59,7 +59,9 @@ def _apply(text: str, edits: list[TextEdit], shown: str) -> tuple[str, int]:
             old = old.replace("\r\n", "\n").replace("\n", "\r\n")
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
         if not old:
-            raise ToolError(f"{label}old_text is empty; to create or overwrite a file use write_file")
+            raise ToolError(
+                f"{label}old_text is empty; to create or overwrite a file use write_file"
+            )
         if old == new:
             raise ToolError(f"{label}old_text and new_text are the same; nothing would change")
         first = text.find(old)

@@ -60,7 +60,9 @@ def _render(
     if not lines:
         return f"{shown}: empty file (version {version})"
     if offset > len(lines):
-        raise ToolError(f"offset {offset} is past the end of {shown!r}, which has {len(lines)} lines")
+        raise ToolError(
+            f"offset {offset} is past the end of {shown!r}, which has {len(lines)} lines"
+        )
     body: list[str] = []
     used = 0
     last = offset - 1

@@ -127,18 +127,14 @@ def glob(
                 deadline=time.monotonic() + timeout,
                 ignore=ignored,
             )
-            found = [
-                entry for entry in walk if matcher.matches(entry.parts[len(walk.parts) :])
-            ]
+            found = [entry for entry in walk if matcher.matches(entry.parts[len(walk.parts) :])]
         except ToolError as exc:
             return ToolResult.error(str(exc))
         lines = [_shown(entry, size=False) for entry in found[:max_matches]]
         if not found:
             lines.append(f"no paths match {pattern!r}")
         if len(found) > max_matches:
-            lines.append(
-                f"[{len(found) - max_matches} more matches not shown; narrow the pattern]"
-            )
+            lines.append(f"[{len(found) - max_matches} more matches not shown; narrow the pattern]")
         if walk.stopped is not None:
             lines.append(f"[{walk.stopped}; there may be more matches: narrow the path]")
         return ToolResult.text("\n".join(lines))
