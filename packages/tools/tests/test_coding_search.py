@@ -106,7 +106,8 @@ async def test_grep_cuts_long_lines_and_bounds_its_whole_output(root: Path, invo
     text = small.as_text()
     assert len(text) < 400
     assert text.endswith(
-        "the output reached its limit of 200 characters, there may be more: narrow the pattern or path]"
+        "the output reached its limit of 200 characters, there may be more: "
+        "narrow the pattern or path]"
     )
 
 

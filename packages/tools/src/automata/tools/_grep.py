@@ -32,7 +32,7 @@ from automata.core import Tool, ToolResult, tool
 from automata.tools._errors import ToolError
 from automata.tools._files import clip_line
 from automata.tools._sandbox import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATH_CHARS, Sandbox
-from automata.tools._text import decode_text, file_threads, split_lines
+from automata.tools._text import decode_text, file_threads, read_whole, split_lines
 from automata.tools._tree import DEFAULT_IGNORED, Entry, GlobPattern, TreeWalk
 
 __all__ = ["MAX_PATTERN_CHARS", "grep"]
@@ -110,6 +110,21 @@ class _Search:
                 if index in matched:
                     self.matches += 1
                 last = index
+
+
+def _summary(search: _Search, pattern: str, searched: int, walk_stopped: str | None) -> ToolResult:
+    """The result: the lines found, then a line summing up the search."""
+    stopped = search.stopped or walk_stopped
+    lines = search.lines or [f"no lines match {pattern!r}"]
+    summary = (
+        f"[{_count(search.matches, 'matching line')} in {_count(search.files, 'file')}; "
+        f"{_count(searched, 'file')} searched"
+    )
+    if search.skipped:
+        summary += f", {search.skipped} skipped (binary, not UTF-8 or too large)"
+    if stopped is not None:
+        summary += f"; {stopped}, there may be more: narrow the pattern or path"
+    return ToolResult.text("\n".join([*lines, summary + "]"]))
 
 
 def _count(number: int, noun: str) -> str:
@@ -202,20 +217,16 @@ def grep(
             )
             wanted = None if include is None else GlobPattern(include, anywhere="/" not in include)
             parts = sandbox.resolve(path)
-            if sandbox.root.joinpath(*parts).is_file():
-                entries: list[Entry] | TreeWalk = [Entry(parts, "file")]
-                walk = None
-            else:
-                walk = TreeWalk(
-                    sandbox,
-                    path,
-                    max_entries=max_entries,
-                    deadline=search.deadline,
-                    ignore=ignored,
-                )
-                entries = walk
+            if not sandbox.root.joinpath(*parts).is_dir():
+                # One file named by the model: its refusals and errors are reported.
+                _, data = read_whole(sandbox, path, max_file_bytes, tool=name)
+                search.search_file("/".join(parts), decode_text(data, path, tool=name))
+                return _summary(search, pattern, 1, None)
+            walk = TreeWalk(
+                sandbox, path, max_entries=max_entries, deadline=search.deadline, ignore=ignored
+            )
             searched = 0
-            for entry in entries:
+            for entry in walk:
                 if entry.kind != "file":
                     continue
                 if wanted is not None and not wanted.matches(entry.parts[len(parts) :]):
@@ -229,17 +240,7 @@ def grep(
                     break
         except ToolError as exc:
             return ToolResult.error(str(exc))
-        stopped = search.stopped or (walk.stopped if walk is not None else None)
-        lines = search.lines or [f"no lines match {pattern!r}"]
-        summary = (
-            f"[{_count(search.matches, 'matching line')} in {_count(search.files, 'file')}; "
-            f"{_count(searched, 'file')} searched"
-        )
-        if search.skipped:
-            summary += f", {search.skipped} skipped (binary, not UTF-8 or too large)"
-        if stopped is not None:
-            summary += f"; {stopped}, there may be more: narrow the pattern or path"
-        return ToolResult.text("\n".join([*lines, summary + "]"]))
+        return _summary(search, pattern, searched, walk.stopped)
 
     async def search(
         pattern: Annotated[str, "Regular expression (Python syntax) to look for in each line."],

@@ -71,6 +71,8 @@ def open_folder(sandbox: Sandbox, path: str) -> tuple[tuple[str, ...], int]:
     target = sandbox.root.joinpath(*parts)
     if target.is_file():
         raise ToolError(f"{path!r} is a file, not a folder")
+    if target.exists() and not target.is_dir():
+        raise ToolError(f"{path!r} is not a folder")
     return parts, sandbox.open_directory(parts, shown=path)
 
 
