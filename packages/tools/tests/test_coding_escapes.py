@@ -43,9 +43,9 @@ async def call_list(root: Path, invoke: Invoke, path: str) -> ToolResult:
     return await invoke(list_dir(root), path=path)
 
 
-FILE_TOOLS = {"read_file": call_read, "edit_file": call_edit, "grep": call_grep}
-FOLDER_TOOLS = {"grep": call_grep, "glob": call_glob, "list_dir": call_list}
-EVERY_TOOL = {**FILE_TOOLS, **FOLDER_TOOLS}
+FILE_TOOLS: dict[str, Call] = {"read_file": call_read, "edit_file": call_edit, "grep": call_grep}
+FOLDER_TOOLS: dict[str, Call] = {"grep": call_grep, "glob": call_glob, "list_dir": call_list}
+EVERY_TOOL: dict[str, Call] = {**FILE_TOOLS, **FOLDER_TOOLS}
 
 
 def assert_refused(result: ToolResult, fragment: str, outside: Path) -> None:
@@ -60,7 +60,7 @@ def assert_refused(result: ToolResult, fragment: str, outside: Path) -> None:
     assert str(outside.parent) not in text.replace(given, "")
 
 
-def by_name(tools: dict[str, Call]) -> Any:
+def by_name(tools: dict[str, Call]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("call", list(tools.values()), ids=list(tools))
 
 
