@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import ssl
 import subprocess
@@ -183,3 +184,66 @@ def invoke() -> Invoke:
         return ToolResult.text(result) if isinstance(result, str) else result
 
     return call
+
+
+def shown_lines(result: ToolResult) -> str:
+    """The lines a `read_file` result shows, without its header, numbers and notes."""
+    rows = result.as_text().split("\n")[1:]
+    return "\n".join(row.split("\t", 1)[1] for row in rows if "\t" in row)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "root"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the root holding a secret no tool may reach."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("TOP SECRET")
+    return folder
+
+
+@pytest.fixture
+def swapper(root: Path, outside: Path) -> Iterator[None]:
+    """A thread that keeps turning `root/d` into a real folder, a symlink out of the
+    root, a dangling symlink and a symlink loop, until the test ends."""
+    stop = threading.Event()
+    d = root / "d"
+
+    def clear() -> None:
+        try:
+            if d.is_symlink():
+                d.unlink()
+            elif d.is_dir():
+                for child in d.iterdir():
+                    child.unlink()
+                d.rmdir()
+        except OSError:
+            pass
+
+    def folder() -> None:
+        d.mkdir()
+        (d / "secret.txt").write_text("inside")
+
+    def swap() -> None:
+        while not stop.is_set():
+            for make in (
+                folder,
+                lambda: d.symlink_to(outside),
+                lambda: d.symlink_to(root / "missing"),
+                lambda: d.symlink_to("d"),
+            ):
+                clear()
+                with contextlib.suppress(OSError):
+                    make()
+
+    thread = threading.Thread(target=swap, daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join()

@@ -60,7 +60,7 @@ async def test_agent_sees_the_fetch_refusal_as_an_error_result(server: LocalServ
 async def test_agent_reads_a_file(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("file body")
     block = await run_one_call(read_file(tmp_path), {"path": "a.txt"})
-    assert text_of(block) == "file body"
+    assert text_of(block).endswith("\n     1\tfile body")
 
 
 async def test_agent_writes_a_file(tmp_path: Path) -> None:

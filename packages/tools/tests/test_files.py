@@ -11,23 +11,7 @@ import pytest
 from automata.core import ToolResult
 from automata.tools import Refused, Sandbox, read_file, write_file
 
-from .conftest import Invoke
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "root"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    """A folder beside the root holding a secret no tool may reach."""
-    folder = tmp_path / "outside"
-    folder.mkdir()
-    (folder / "secret.txt").write_text("TOP SECRET")
-    return folder
+from .conftest import Invoke, shown_lines
 
 
 def assert_refused(result: ToolResult, fragment: str = "") -> None:
@@ -40,23 +24,27 @@ def assert_refused(result: ToolResult, fragment: str = "") -> None:
 # read_file
 
 
-async def test_read_returns_the_file_text(root: Path, invoke: Invoke) -> None:
+async def test_read_returns_the_file_as_numbered_lines_under_a_header(
+    root: Path, invoke: Invoke
+) -> None:
     (root / "notes.md").write_text("# Notes\nline two\n")
     result = await invoke(read_file(root), path="notes.md")
     assert not result.is_error
-    assert result.as_text() == "# Notes\nline two\n"
+    assert result.as_text() == (
+        "notes.md: lines 1-2 of 2 (version cbf80aac75f87bfd)\n     1\t# Notes\n     2\tline two"
+    )
 
 
 async def test_read_follows_nested_paths(root: Path, invoke: Invoke) -> None:
     (root / "a" / "b").mkdir(parents=True)
     (root / "a" / "b" / "c.txt").write_text("deep")
-    assert (await invoke(read_file(root), path="a/b/c.txt")).as_text() == "deep"
+    assert shown_lines(await invoke(read_file(root), path="a/b/c.txt")) == "deep"
 
 
 async def test_read_allows_dotdot_that_stays_inside(root: Path, invoke: Invoke) -> None:
     (root / "a").mkdir()
     (root / "top.txt").write_text("top")
-    assert (await invoke(read_file(root), path="a/../top.txt")).as_text() == "top"
+    assert shown_lines(await invoke(read_file(root), path="a/../top.txt")) == "top"
 
 
 async def test_read_refuses_dotdot_out_of_the_root(
@@ -100,7 +88,7 @@ async def test_read_refuses_a_relative_symlink_climbing_out(
 async def test_read_follows_a_symlink_that_stays_inside(root: Path, invoke: Invoke) -> None:
     (root / "real.txt").write_text("real content")
     (root / "alias.txt").symlink_to("real.txt")
-    assert (await invoke(read_file(root), path="alias.txt")).as_text() == "real content"
+    assert shown_lines(await invoke(read_file(root), path="alias.txt")) == "real content"
 
 
 def test_read_refuses_a_directory_swapped_for_a_symlink_after_the_check(
@@ -162,17 +150,19 @@ async def test_read_refuses_text_that_is_not_utf8(root: Path, invoke: Invoke) ->
     assert "is not UTF-8 text" in result.as_text()
 
 
-async def test_read_caps_long_files_with_a_marker(root: Path, invoke: Invoke) -> None:
-    (root / "big.txt").write_text("z" * 5000)
+async def test_read_caps_its_output_and_says_where_to_read_on(root: Path, invoke: Invoke) -> None:
+    (root / "big.txt").write_text("z" * 50 + "\n" + "y" * 50 + "\n" + "x\n")
     text = (await invoke(read_file(root, max_bytes=100), path="big.txt")).as_text()
-    assert text == "z" * 100 + "\n[truncated: showing the first 100 bytes of 5000]"
+    assert text.split("\n")[1:] == [
+        "     1\t" + "z" * 50,
+        "[lines 2-3 not shown; read on with offset=2]",
+    ]
 
 
-async def test_read_cap_may_split_a_multibyte_character(root: Path, invoke: Invoke) -> None:
-    (root / "accents.txt").write_text("é" * 100)  # two bytes each
-    result = await invoke(read_file(root, max_bytes=51), path="accents.txt")
-    assert not result.is_error
-    assert result.as_text().startswith("é" * 25 + "\n[truncated")
+async def test_read_cuts_long_lines_with_a_note(root: Path, invoke: Invoke) -> None:
+    (root / "wide.txt").write_text("é" * 30)
+    result = await invoke(read_file(root, max_line_chars=25), path="wide.txt")
+    assert shown_lines(result) == "é" * 25 + " [... 5 more characters]"
 
 
 def test_read_root_must_be_a_directory(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
         citing=("check_", "test_"),
     ),
     RulePinning("docs/threads.md", ("T",), (_THREADS,)),
+    RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),
     RulePinning(
         "docs/workflows.md",

@@ -2,101 +2,149 @@
 
 Paths come from the model and are always taken relative to the root; see `Sandbox`
 for how escapes (`..`, absolute paths, symlinks, symlinks swapped in mid-call) are
-refused. Reads are UTF-8 text only and capped; writes are capped, atomic, and create
-missing parent folders.
+refused. Reads are UTF-8 text only, by line range, numbered, bounded and versioned
+(see `automata.tools._text`); writes are capped, atomic, and create missing parent
+folders.
 
-Each tool does its file work on `FILE_THREADS` threads of its own, never on the event
-loop's default executor, so hung sync tools elsewhere cannot stall it. A call that is
-cancelled while its thread works still finishes that work: a write lands whole or not
-at all, never half.
+Each tool does its file work on `FILE_THREADS` threads of its own, never on the
+event loop's default executor, so hung sync tools elsewhere cannot stall it. A call
+that is cancelled while its thread works still finishes that work: a write lands
+whole or not at all, never half.
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
 from automata.tools._errors import ToolError
 from automata.tools._sandbox import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PATH_CHARS, Sandbox
+from automata.tools._text import (
+    FILE_THREADS,
+    decode_text,
+    file_threads,
+    read_whole,
+    split_lines,
+    version_of,
+)
 
-__all__ = ["read_file", "write_file"]
-
-FILE_THREADS = 4
-"""Threads each file tool owns for its file work (more calls wait their turn)."""
+__all__ = ["FILE_THREADS", "clip_line", "read_file", "write_file"]
 
 
-def _threads(name: str) -> ThreadPoolExecutor:
-    """The tool's own threads: its calls never wait for the loop's default executor,
-    which hung sync tools can fill. Threads start on first use and end with the tool."""
-    return ThreadPoolExecutor(FILE_THREADS, thread_name_prefix=f"automata-{name}")
+def clip_line(line: str, max_chars: int) -> str:
+    """`line`, cut to `max_chars` characters with a note of what was left out."""
+    if len(line) <= max_chars:
+        return line
+    return f"{line[:max_chars]} [... {len(line) - max_chars} more characters]"
 
 
-def _read_text(sandbox: Sandbox, path: str, max_bytes: int) -> str:
-    parts = sandbox.resolve(path)
-    fd = sandbox.open(parts, shown=path)
-    with os.fdopen(fd, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        try:
-            data = handle.read(max_bytes + 1)
-        except OSError as exc:
-            raise ToolError(f"reading {path!r} failed: {exc.strerror or 'I/O error'}") from None
-    truncated = len(data) > max_bytes
-    data = data[:max_bytes]
-    if b"\x00" in data:
-        raise ToolError(f"{path!r} is a binary file; read_file reads UTF-8 text only")
-    try:
-        # An incremental decoder tolerates a character cut in half by the cap.
-        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not truncated)
-    except UnicodeDecodeError:
+def _positive(**values: int) -> None:
+    for label, value in values.items():
+        if value <= 0:
+            raise ValueError(f"{label} must be positive, got {value}")
+
+
+def _render(
+    shown: str,
+    data: bytes,
+    offset: int,
+    limit: int,
+    *,
+    max_bytes: int,
+    max_line_chars: int,
+) -> str:
+    lines = split_lines(decode_text(data, shown, tool="read_file"))
+    version = version_of(data)
+    if not lines:
+        return f"{shown}: empty file (version {version})"
+    if offset > len(lines):
         raise ToolError(
-            f"{path!r} is not UTF-8 text (a binary file or another encoding); "
-            "read_file reads UTF-8 text only"
-        ) from None
-    if truncated:
-        text += f"\n[truncated: showing the first {max_bytes} bytes of {max(size, max_bytes + 1)}]"
-    return text
+            f"offset {offset} is past the end of {shown!r}, which has {len(lines)} lines"
+        )
+    body: list[str] = []
+    used = 0
+    last = offset - 1
+    for number in range(offset, min(offset + limit, len(lines) + 1)):
+        row = f"{number:>6}\t{clip_line(lines[number - 1], max_line_chars)}"
+        used += len(row.encode("utf-8")) + 1
+        if body and used > max_bytes:
+            break
+        body.append(row)
+        last = number
+    header = f"{shown}: lines {offset}-{last} of {len(lines)} (version {version})"
+    if last < len(lines):
+        rest = f"line {last + 1}" if last + 1 == len(lines) else f"lines {last + 1}-{len(lines)}"
+        body.append(f"[{rest} not shown; read on with offset={last + 1}]")
+    return "\n".join([header, *body])
 
 
 def read_file(
     root: str | os.PathLike[str],
     *,
     max_bytes: int = 100_000,
+    max_file_bytes: int = 10_000_000,
+    default_lines: int = 2000,
+    max_line_chars: int = 2000,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_path_chars: int = DEFAULT_MAX_PATH_CHARS,
     name: str = "read_file",
 ) -> Tool:
-    """A tool that reads a UTF-8 text file below `root` (the model supplies `path`).
+    """A tool that reads lines of a UTF-8 text file below `root` (the model supplies
+    `path`, and optionally `offset`, the first line, and `limit`, how many lines).
 
-    At most `max_bytes` are returned, followed by a truncation line when the file is
-    longer. Binary and non-UTF-8 files are refused with a message saying so. Paths
-    longer than `max_path_chars` or more than `max_depth` folders deep are refused.
+    The result is a header naming the lines shown, the file's line count and its
+    version (what `edit_file` takes back), then each line numbered from 1. At most
+    `default_lines` lines are shown unless the model asks for another `limit`, at most
+    `max_bytes` of them in all (the first always), each cut at `max_line_chars`; a
+    last line says where to read on. Files over `max_file_bytes`, binary files and
+    non-UTF-8 files are refused with a message saying so. Paths longer than
+    `max_path_chars` or more than `max_depth` folders deep are refused.
     """
-    if max_bytes <= 0:
-        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    _positive(
+        max_bytes=max_bytes,
+        max_file_bytes=max_file_bytes,
+        default_lines=default_lines,
+        max_line_chars=max_line_chars,
+    )
     sandbox = Sandbox(root, max_depth=max_depth, max_path_chars=max_path_chars)
-    threads = _threads(name)
+    threads = file_threads(name)
 
-    def read_now(path: str) -> ToolResult:
+    def read_now(path: str, offset: int, limit: int | None) -> ToolResult:
         try:
-            return ToolResult.text(_read_text(sandbox, path, max_bytes))
+            if offset < 1:
+                raise ToolError(f"offset must be 1 or more (lines count from 1), got {offset}")
+            if limit is not None and limit < 1:
+                raise ToolError(f"limit must be 1 or more, got {limit}")
+            _, data = read_whole(sandbox, path, max_file_bytes, tool=name)
+            text = _render(
+                path,
+                data,
+                offset,
+                default_lines if limit is None else limit,
+                max_bytes=max_bytes,
+                max_line_chars=max_line_chars,
+            )
         except ToolError as exc:
             return ToolResult.error(str(exc))
+        return ToolResult.text(text)
 
     async def read(
         path: Annotated[str, "Path of the file, relative to the working folder."],
+        offset: Annotated[int, "Number of the first line to show (lines count from 1)."] = 1,
+        limit: Annotated[int | None, "How many lines to show (default: a large page)."] = None,
     ) -> ToolResult:
-        return await asyncio.get_running_loop().run_in_executor(threads, read_now, path)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(threads, read_now, path, offset, limit)
 
     return tool(
         read,
         name=name,
         description=(
-            "Read a UTF-8 text file from the working folder. Paths are relative to that "
-            "folder; long files are truncated."
+            "Read a UTF-8 text file from the working folder, as numbered lines. Paths are "
+            "relative to that folder. The header gives the file's version, which edit_file "
+            "needs; use offset and limit to page through long files."
         ),
     )
 
@@ -118,7 +166,7 @@ def write_file(
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     sandbox = Sandbox(root, max_depth=max_depth, max_path_chars=max_path_chars)
-    threads = _threads(name)
+    threads = file_threads(name)
 
     async def write(
         path: Annotated[str, "Path of the file, relative to the working folder."],

@@ -142,6 +142,15 @@ class Sandbox:
             raise
         return fd
 
+    def open_directory(self, parts: tuple[str, ...], *, shown: str) -> int:
+        """Open the directory at `parts` (the root for `()`); returns a descriptor.
+
+        Reached like `open`, one component at a time without following a symlink, so a
+        folder swapped for a symlink after `resolve` is refused. Walks below it that
+        open children relative to this descriptor with `O_NOFOLLOW` stay in the root.
+        """
+        return self._walk(parts, shown, create=False)
+
     def write(self, parts: tuple[str, ...], data: bytes, *, shown: str) -> None:
         """Replace the file at `parts` with `data` atomically, creating parent folders.
 
