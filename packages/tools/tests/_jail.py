@@ -7,6 +7,7 @@ installs it, and its absence there fails the test. Elsewhere they skip, saying w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -44,10 +45,10 @@ def jail_python() -> str:
     pytest.fail("no system python3 for the jail's user (nobody) to run")
 
 
-def make_root(backend: CommandBackend) -> Iterator[Path]:
-    """A fresh folder below the system's temporary folder (every user may pass through
-    it), handed to the jail's user, removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix="automata-jail-"))
+def make_root(backend: CommandBackend, *, under: str | None = None) -> Iterator[Path]:
+    """A fresh folder below `under` (default: the system's temporary folder; every user
+    may pass through either), handed to the jail's user, removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="automata-jail-", dir=under))
     backend.make_writable(root)
     try:
         yield root
@@ -83,7 +84,5 @@ def survivors(word: str, *, settle: float = 1.0) -> list[int]:
 
 def kill_all(pids: list[int]) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

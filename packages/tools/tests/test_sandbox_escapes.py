@@ -52,11 +52,11 @@ def host_root() -> Iterator[Path]:
 
 
 async def run_double_fork(
-    invoke: Invoke, backend: CommandBackend, root: Path, *, linger: float, timeout: float
+    invoke: Invoke, backend: CommandBackend, root: Path, *, linger: float, deadline: float
 ) -> tuple[str, list[int]]:
     """The call's text, and the processes of the program still alive after it."""
     python, word = jail_python(), marker()
-    tool = shell([python], cwd=root, timeout=timeout, backend=backend)
+    tool = shell([python], cwd=root, timeout=deadline, backend=backend)
     result = await invoke(tool, command=python, args=["-c", _DOUBLE_FORK, str(linger), word])
     return result.as_text(), survivors(word)
 
@@ -66,7 +66,7 @@ async def test_on_the_host_a_double_forked_daemon_outlives_the_call(
 ) -> None:
     """SB1: the host backend does not contain a daemon that started its own session
     and lost its parent at once (what this file shows the jail contains)."""
-    text, left = await run_double_fork(invoke, HostBackend(), host_root, linger=0.2, timeout=20)
+    text, left = await run_double_fork(invoke, HostBackend(), host_root, linger=0.2, deadline=20)
     try:
         assert text.startswith("daemon started"), text
         assert len(left) == 1
@@ -79,7 +79,7 @@ async def test_in_the_jail_a_double_forked_daemon_dies_when_the_program_exits(
 ) -> None:
     """SB3: the jail's pid namespace ends with the program: nothing it started, in any
     session, is left running."""
-    text, left = await run_double_fork(invoke, jail, jail_root, linger=0.2, timeout=20)
+    text, left = await run_double_fork(invoke, jail, jail_root, linger=0.2, deadline=20)
     kill_all(left)
     assert text.startswith("daemon started"), text
     assert left == []
@@ -89,7 +89,7 @@ async def test_in_the_jail_a_double_forked_daemon_dies_at_the_deadline(
     invoke: Invoke, jail: BubblewrapBackend, jail_root: Path
 ) -> None:
     """SB3: at the deadline the whole tree is killed, the daemon included."""
-    text, left = await run_double_fork(invoke, jail, jail_root, linger=60, timeout=1.5)
+    text, left = await run_double_fork(invoke, jail, jail_root, linger=60, deadline=1.5)
     kill_all(left)
     assert "timed out after 1.5 s and was killed" in text
     assert "daemon started" in text

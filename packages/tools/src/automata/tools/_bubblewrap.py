@@ -97,7 +97,7 @@ class BubblewrapBackend:
         true = shutil.which("true", path=os.defpath) or "/bin/true"
         launch = self.launch(true, [], root=folder)
         try:
-            probe = subprocess.run(  # noqa: S603 - absolute paths, no shell
+            probe = subprocess.run(
                 launch.argv,
                 cwd=launch.cwd,
                 stdin=subprocess.DEVNULL,
@@ -176,4 +176,3 @@ def _find(name: str, shown: str, package: str) -> str:
             f"{shown} was not found; install the distribution's {package} package"
         )
     return found
-
