@@ -52,6 +52,7 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
     ),
     RulePinning("docs/threads.md", ("T",), (_THREADS,)),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
+    RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),
     RulePinning(
         "docs/workflows.md",

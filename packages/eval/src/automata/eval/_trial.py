@@ -100,7 +100,13 @@ async def run_trial(
     """Run trial number `trial` of `case` and grade it (never raises, except when the
     evaluation itself is cancelled)."""
     async with settings.sandbox.workspace(case, trial) as workspace:
-        context = TrialContext(case=case, trial=trial, workspace=workspace, model=settings.model)
+        context = TrialContext(
+            case=case,
+            trial=trial,
+            workspace=workspace,
+            model=settings.model,
+            backend=settings.sandbox.backend,
+        )
         result: RunResult[Any] | None = None
         failure: TrialFailure | None = None
         error_text: str | None = None

@@ -7,7 +7,7 @@ failed, and enough context to choose another course.
 
 from __future__ import annotations
 
-__all__ = ["Refused", "ToolError"]
+__all__ = ["Refused", "SandboxUnavailable", "ToolError"]
 
 
 class ToolError(Exception):
@@ -21,3 +21,9 @@ class Refused(ToolError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"refused: {reason}")
         self.reason = reason
+
+
+class SandboxUnavailable(ToolError):
+    """A command backend cannot run programs as it promises here (its program is
+    missing, namespaces are disabled, or the root is not usable by it). Raised when a
+    tool is built, so nothing runs less contained than configured."""

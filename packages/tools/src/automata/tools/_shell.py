@@ -18,6 +18,9 @@ Guarantees:
   the cap the program is stopped.
 - The server's environment is not passed on (it usually holds credentials); the
   program gets `PATH`, `HOME`, `LANG` and `TMPDIR` unless `env` says otherwise.
+- Where the program runs is the `backend`'s (`automata.tools._backends`): on this
+  machine by default, or in a jail (`BubblewrapBackend`) that also contains the file
+  system, the network, CPU time, memory and processes, and kills the whole tree.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from automata.core import Tool, ToolResult, tool
+from automata.tools._backends import CommandBackend, HostBackend
 from automata.tools._errors import Refused, ToolError
 from automata.tools._procs import INTERVAL, Descendants
 
@@ -110,6 +114,7 @@ class _Runner:
     timeout: float
     max_output_bytes: int
     env: Mapping[str, str]
+    backend: CommandBackend
 
     async def run(self, command: str, args: Sequence[str]) -> ToolResult:
         executable = self.programs.get(command)
@@ -124,18 +129,21 @@ class _Runner:
                     "receive; nothing was run"
                 )
         shown = shlex.join([command, *args])
+        launch = self.backend.launch(executable, args, root=self.cwd)
         loop = asyncio.get_running_loop()
         starting = asyncio.ensure_future(
             loop.subprocess_exec(
                 lambda: _Collector(self.max_output_bytes),
-                executable,
-                *args,
+                *launch.argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                cwd=self.cwd,
+                cwd=launch.cwd,
                 env=dict(self.env),
                 start_new_session=True,
+                user=launch.user,
+                group=launch.user,
+                extra_groups=None if launch.user is None else [],
             )
         )
         try:
@@ -183,6 +191,8 @@ class _Runner:
                 )
             )
         code = transport.get_returncode()
+        if code is not None and launch.signal_exits and code > 128:
+            code = 128 - code  # the launcher reports its child's death by signal n as 128 + n
         if code is None or code < 0:
             cause = _signal_name(-code) if code is not None else "an unknown cause"
             return ToolResult.error(_join(f"{shown} was killed by {cause}", output))
@@ -224,6 +234,7 @@ def shell(
     max_output_bytes: int = 64_000,
     env: Mapping[str, str] | None = None,
     name: str = "shell",
+    backend: CommandBackend | None = None,
 ) -> Tool:
     """A tool that runs one allow-listed program (`command`) with arguments (`args`).
 
@@ -232,7 +243,10 @@ def shell(
     (`sh`, `python`, `env`, `xargs`, `find`) allows anything. `cwd` is the working
     folder (default: the server's), `timeout` bounds each call in seconds,
     `max_output_bytes` caps the merged stdout and stderr, and `env` replaces the small
-    default environment. Raises ValueError when an allowed program cannot be found.
+    default environment. `backend` is where programs run (default `HostBackend()`:
+    this machine, as the server's user; `BubblewrapBackend(...)` jails each call in
+    `cwd`). Raises ValueError when an allowed program cannot be found, and
+    `SandboxUnavailable` when the backend cannot run programs in `cwd`.
     """
     if timeout <= 0:
         raise ValueError(f"timeout must be positive, got {timeout}")
@@ -245,12 +259,15 @@ def shell(
     working = os.path.abspath(cwd) if cwd is not None else None
     if working is not None and not os.path.isdir(working):
         raise ValueError(f"cwd {working!r} is not a directory")
+    chosen = backend if backend is not None else HostBackend()
+    chosen.check(working)
     runner = _Runner(
         programs=_pin(allow, environment.get("PATH", os.environ.get("PATH"))),
         cwd=working,
         timeout=timeout,
         max_output_bytes=max_output_bytes,
         env=environment,
+        backend=chosen,
     )
     listed = ", ".join(sorted(runner.programs)) or "none"
 
