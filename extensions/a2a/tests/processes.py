@@ -48,9 +48,7 @@ class ServerProcess:
 def start(kind: str, *args: str, port: int | None = None) -> ServerProcess:
     port = port or free_port()
     env = dict(os.environ, PYTHONPATH=str(SERVED.parent))
-    process = subprocess.Popen(
-        [sys.executable, str(SERVED), kind, str(port), *args], env=env
-    )
+    process = subprocess.Popen([sys.executable, str(SERVED), kind, str(port), *args], env=env)
     server = ServerProcess(process, f"http://127.0.0.1:{port}/")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

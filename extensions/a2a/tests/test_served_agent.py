@@ -9,10 +9,11 @@ from collections.abc import Iterator
 import pytest
 from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
 from google.protobuf.json_format import MessageToDict
-from .processes import ServerProcess, running
-from .sdk_client import collect, deltas, request, sdk_client, states
 
 from automata.a2a import METADATA_KEY
+
+from .processes import ServerProcess, running
+from .sdk_client import collect, deltas, request, sdk_client, states
 
 
 @pytest.fixture(scope="module")

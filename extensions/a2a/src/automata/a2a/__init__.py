@@ -22,6 +22,7 @@ from automata.a2a._executor import (
     AgentTaskExecutor,
 )
 from automata.a2a._guard import LOOPBACK_HOSTS, MAX_BODY_BYTES, GuardPolicy, LocalGuard
+from automata.a2a._remote import A2AAgent
 from automata.a2a._task_events import (
     ANSWER_ARTIFACT,
     APPROVING_WORDS,
@@ -37,6 +38,7 @@ __all__ = [
     "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
     "METADATA_KEY",
+    "A2AAgent",
     "A2AError",
     "AgentFactory",
     "AgentTarget",

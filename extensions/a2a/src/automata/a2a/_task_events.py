@@ -8,11 +8,12 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic_core import to_json
+
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, Part, Task, TaskState, TaskStatus
-from pydantic_core import to_json
 
 __all__ = [
     "ANSWER_ARTIFACT",
@@ -71,9 +72,7 @@ def approval_question(tool: str, arguments: Mapping[str, Any]) -> str:
 
 def input_message(updater: TaskUpdater, question: str, details: Mapping[str, Any]) -> Message:
     """An agent message asking `question`, its metadata `{"automata": details}`."""
-    return updater.new_agent_message(
-        [Part(text=question)], metadata={METADATA_KEY: dict(details)}
-    )
+    return updater.new_agent_message([Part(text=question)], metadata={METADATA_KEY: dict(details)})
 
 
 def output_text(output: object) -> str:
