@@ -30,6 +30,7 @@ from automata.a2a._task_events import (
     approval_question,
     read_approval,
 )
+from automata.a2a._thread_executor import ThreadsOpener, ThreadTaskExecutor
 
 __all__ = [
     "ANSWER_ARTIFACT",
@@ -49,6 +50,8 @@ __all__ = [
     "RemoteInputRequiredError",
     "RemoteProtocolError",
     "RemoteTaskError",
+    "ThreadTaskExecutor",
+    "ThreadsOpener",
     "a2a_app",
     "agent_card",
     "approval_question",

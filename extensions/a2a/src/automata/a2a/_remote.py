@@ -46,9 +46,9 @@ __all__ = ["A2AAgent"]
 
 _TASK_SCHEMA: Mapping[str, Any] = MappingProxyType(
     {
-    "type": "object",
-    "properties": {"task": {"type": "string", "description": "The task, in natural language."}},
-    "required": ["task"],
+        "type": "object",
+        "properties": {"task": {"type": "string", "description": "The task, in natural language."}},
+        "required": ["task"],
         "additionalProperties": False,
     }
 )

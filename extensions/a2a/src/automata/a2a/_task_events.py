@@ -86,8 +86,8 @@ class AnswerArtifact:
     stored task holds the answer exactly, and a streaming client sees the deltas
     first). An answer with no delta is sent by `final` alone."""
 
-    def __init__(self) -> None:
-        self.artifact_id = f"answer-{uuid.uuid4().hex}"
+    def __init__(self, artifact_id: str | None = None) -> None:
+        self.artifact_id = artifact_id or f"answer-{uuid.uuid4().hex}"
         self._started = False
 
     async def delta(self, updater: TaskUpdater, text: str) -> None:
