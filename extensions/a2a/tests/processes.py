@@ -50,18 +50,21 @@ def start(kind: str, *args: str, port: int | None = None) -> ServerProcess:
     env = dict(os.environ, PYTHONPATH=str(SERVED.parent))
     process = subprocess.Popen([sys.executable, str(SERVED), kind, str(port), *args], env=env)
     server = ServerProcess(process, f"http://127.0.0.1:{port}/")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the {kind} server exited with {process.returncode}")
-        try:
-            if httpx.get(server.url.rstrip("/") + CARD_PATH, timeout=1).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
+    mounted = "echo/" if kind == "agents" else ""  # the agents server mounts its apps
+    probe = server.url + mounted + CARD_PATH.removeprefix("/")
+    deadline = time.monotonic() + 60
+    with httpx.Client(timeout=1) as http:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the {kind} server exited with {process.returncode}")
+            try:
+                if http.get(probe).status_code == 200:
+                    return server
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
     server.stop()
-    raise RuntimeError(f"the {kind} server did not answer within 30 s")
+    raise RuntimeError(f"the {kind} server did not answer within 60 s")
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """The servers the tests run as real processes: `python served.py <kind> <port> [db]`.
 
-Kinds: `echo`, `approval`, `slow`, `failing` (automata agents served by `a2a_app`),
+Kinds: `agents` (the automata agents `echo`, `approval`, `slow` and `failing`, each
+an `a2a_app` mounted under `/<name>/`; one process keeps the suite fast),
 `threads` (a durable thread service on the SQLite file `db`, its task store beside it)
 and `plain` (an agent written on the bare a2a-sdk, no automata on its side)."""
 
@@ -19,6 +20,7 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part
 from starlette.applications import Starlette
+from starlette.routing import Mount
 
 from automata.a2a import AgentTaskExecutor, a2a_app, agent_card
 from automata.core import Agent, Message, TextBlock, tool
@@ -143,10 +145,21 @@ def plain_app(url: str) -> Starlette:
     )
 
 
+AGENTS = ("echo", "approval", "slow", "failing")
+"""The automata agents the `agents` server mounts, each under `/<name>/`."""
+
+
+def agents_app(base: str) -> Starlette:
+    mounts = [Mount(f"/{kind}", app=automata_app(kind, f"{base}{kind}/")) for kind in AGENTS]
+    return Starlette(routes=mounts)
+
+
 def main() -> None:
     kind, port = sys.argv[1], int(sys.argv[2])
     url = f"http://127.0.0.1:{port}/"
-    if kind == "plain":
+    if kind == "agents":
+        app = agents_app(url)
+    elif kind == "plain":
         app = plain_app(url)
     elif kind == "threads":
         from served_threads import threads_app

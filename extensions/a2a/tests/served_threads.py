@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from a2a.server.tasks import DatabaseTaskStore
-from served import _calls_then_reports, charge
+from served import charge
 from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.applications import Starlette
 
@@ -25,39 +25,35 @@ from automata.threads import (
 )
 
 
-def _asks_then_reports(request: ModelRequest) -> Reply:
+def _charges_or_asks(request: ModelRequest) -> Reply:
+    """`charge ...` calls `charge` (gated) and reports its result; anything else asks
+    which colour and reports the answer."""
     last = request.messages[-1]
     results = [b for b in last.content if b.type == "tool_result"]
-    if results:
+    if results and results[0].tool_use_id == "q-1":
         return f"You chose {results[0].text}."
+    if results:
+        return f"The tool said: {results[0].text}"
+    if last.text.startswith("charge"):
+        return tool_calls(tool_call("call-1", "charge", amount=5), text="Working on it. ")
     return tool_calls(tool_call("q-1", "ask_user", question="Which colour?"))
 
 
 def _agent(request: AgentRequest | None = None) -> Agent[object]:
     return Agent(
-        _calls_then_reports("charge", amount=5),
+        FunctionProvider(_charges_or_asks),
         name="durable",
-        tools=[charge],
+        tools=[charge, ask_user_tool()],
         approver=require_approval("charge"),
     )
 
 
-def _factory(request: AgentRequest) -> Agent[object]:
-    return _agent()
-
-
-def _questions(request: AgentRequest) -> Agent[object]:
-    return Agent(FunctionProvider(_asks_then_reports), name="asker", tools=[ask_user_tool()])
-
-
 def threads_app(url: str, db: str) -> Starlette:
-    asker = db.endswith("-questions.db")
-
     @asynccontextmanager
     async def threads() -> AsyncIterator[ThreadService]:
         host = await Host.open(SQLiteStore(db), poll_interval=0.05, lease_ttl=2.0)
         try:
-            yield host.thread_service(_questions if asker else _factory)
+            yield host.thread_service(_agent)
         finally:
             await host.shutdown()
 

@@ -3,8 +3,6 @@ Host, Origin and body-size checks in front of the SDK's routes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from a2a.client import A2ACardResolver
@@ -14,25 +12,26 @@ from automata.a2a import GuardPolicy, agent_card
 from automata.core import Agent, InvalidArgumentError, tool
 from automata.core.testing import ScriptedProvider
 
-from .processes import CARD_PATH, ServerProcess, running
+from .processes import CARD_PATH, ServerProcess
+
+pytestmark = pytest.mark.timeout(120)  # a server process starts slowly on a loaded machine
 
 
-@pytest.fixture(scope="module")
-def approval() -> Iterator[ServerProcess]:
-    with running("approval") as server:
-        yield server
+@pytest.fixture
+def approval(agents: ServerProcess) -> str:
+    return agents.url + "approval/"
 
 
 async def test_the_card_is_served_at_the_well_known_path_with_skills_from_the_tools(
-    approval: ServerProcess,
+    approval: str,
 ) -> None:
     async with httpx.AsyncClient() as http:
-        card = await A2ACardResolver(http, approval.url).get_agent_card()
+        card = await A2ACardResolver(http, approval).get_agent_card()
     assert card.name == "biller"
     assert [(s.id, s.description) for s in card.skills] == [("charge", "Charge the card.")]
     assert card.capabilities.streaming
     assert [(i.url, i.protocol_binding) for i in card.supported_interfaces] == [
-        (approval.url, "JSONRPC")
+        (approval, "JSONRPC")
     ]
 
 
@@ -58,25 +57,26 @@ def _post(url: str, body: bytes = b"{}", **headers: str) -> httpx.Response:
     return httpx.post(url, content=body, headers={"content-type": "application/json", **headers})
 
 
-def test_a_request_naming_another_host_is_refused(approval: ServerProcess) -> None:
-    response = httpx.get(approval.url.rstrip("/") + CARD_PATH, headers={"host": "evil.example"})
+def test_a_request_naming_another_host_is_refused(approval: str) -> None:
+    response = httpx.get(approval + CARD_PATH.lstrip("/"), headers={"host": "evil.example"})
     assert (response.status_code, response.json()["error"]) == (400, "HostNotAllowed")
 
 
-def test_a_post_from_another_sites_page_is_refused(approval: ServerProcess) -> None:
-    response = _post(approval.url, origin="https://evil.example")
+def test_a_post_from_another_sites_page_is_refused(approval: str) -> None:
+    response = _post(approval, origin="https://evil.example")
     assert (response.status_code, response.json()["error"]) == (403, "CrossOriginRefused")
-    assert _post(approval.url, **{"sec-fetch-site": "cross-site"}).status_code == 403
+    assert _post(approval, **{"sec-fetch-site": "cross-site"}).status_code == 403
 
 
-def test_a_body_over_the_bound_is_refused_before_it_is_read(approval: ServerProcess) -> None:
-    response = _post(approval.url, b"[" + b" " * (1 << 20) + b"]")
+def test_a_body_over_the_bound_is_refused_before_it_is_read(approval: str) -> None:
+    response = _post(approval, b"[" + b" " * (1 << 20) + b"]")
     assert (response.status_code, response.json()["error"]) == (413, "BodyTooLarge")
 
 
-def test_a_post_from_the_servers_own_origin_reaches_the_sdk(approval: ServerProcess) -> None:
-    own = approval.url.rstrip("/")
-    response = _post(approval.url, b"{}", origin=own)
+def test_a_post_from_the_servers_own_origin_reaches_the_sdk(approval: str) -> None:
+    parsed = httpx.URL(approval)
+    own = f"{parsed.scheme}://{parsed.host}:{parsed.port}"
+    response = _post(approval, b"{}", origin=own)
     assert response.status_code == 200  # the SDK's JSON-RPC answer to an invalid request
     assert "error" in response.json()
 

@@ -18,6 +18,8 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_
 
 from .processes import ServerProcess, free_port, running
 
+pytestmark = pytest.mark.timeout(120)  # a server process starts slowly on a loaded machine
+
 
 @pytest.fixture(scope="module")
 def plain() -> Iterator[ServerProcess]:

@@ -4,7 +4,6 @@ client: send and stream, task states, input-required approvals and cancel."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
@@ -12,26 +11,26 @@ from google.protobuf.json_format import MessageToDict
 
 from automata.a2a import METADATA_KEY
 
-from .processes import ServerProcess, running
+from .processes import ServerProcess
 from .sdk_client import collect, deltas, request, sdk_client, states
 
-
-@pytest.fixture(scope="module")
-def echo() -> Iterator[ServerProcess]:
-    with running("echo") as server:
-        yield server
+pytestmark = pytest.mark.timeout(120)  # a server process starts slowly on a loaded machine
 
 
-@pytest.fixture(scope="module")
-def approval() -> Iterator[ServerProcess]:
-    with running("approval") as server:
-        yield server
+@pytest.fixture
+def echo(agents: ServerProcess) -> str:
+    return agents.url + "echo/"
+
+
+@pytest.fixture
+def approval(agents: ServerProcess) -> str:
+    return agents.url + "approval/"
 
 
 async def test_a_streamed_task_goes_submitted_working_completed_and_streams_its_answer(
-    echo: ServerProcess,
+    echo: str,
 ) -> None:
-    async with sdk_client(echo.url) as client:
+    async with sdk_client(echo) as client:
         events = await collect(client, "hi")
     assert states(events) == ["submitted", "working", "completed"]
     assert deltas(events) == [("You said: ", False), ("hi", True), ("You said: hi", False)]
@@ -39,9 +38,9 @@ async def test_a_streamed_task_goes_submitted_working_completed_and_streams_its_
 
 
 async def test_a_sent_message_returns_the_completed_task_holding_the_whole_answer(
-    echo: ServerProcess,
+    echo: str,
 ) -> None:
-    async with sdk_client(echo.url, streaming=False) as client:
+    async with sdk_client(echo, streaming=False) as client:
         events = await collect(client, "hello there")
         (only,) = events
         task = only.task
@@ -53,21 +52,22 @@ async def test_a_sent_message_returns_the_completed_task_holding_the_whole_answe
     assert stored.history[0].parts[0].text == "hello there"
 
 
-async def test_a_run_that_fails_ends_its_task_failed_with_the_reason() -> None:
-    with running("failing") as server:
-        async with sdk_client(server.url) as client:
-            events = await collect(client, "anything")
+async def test_a_run_that_fails_ends_its_task_failed_with_the_reason(
+    agents: ServerProcess,
+) -> None:
+    async with sdk_client(agents.url + "failing/") as client:
+        events = await collect(client, "anything")
     assert states(events)[-1] == "failed"
     reason = events[-1].status_update.status.message.parts[0].text
     assert "the model is down" in reason
 
 
 async def test_a_call_needing_approval_puts_the_task_in_input_required_and_yes_runs_it(
-    approval: ServerProcess,
+    approval: str,
 ) -> None:
-    async with sdk_client(approval.url) as client:
+    async with sdk_client(approval) as client:
         first = await collect(client, "charge me")
-        assert states(first) == ["submitted", "working", "input-required".replace("-", "_")]
+        assert states(first) == ["submitted", "working", "input_required"]
         status = first[-1].status_update
         asked = status.status.message
         assert "Approve the call to charge" in asked.parts[0].text
@@ -81,9 +81,9 @@ async def test_a_call_needing_approval_puts_the_task_in_input_required_and_yes_r
 
 
 async def test_any_other_answer_denies_the_call_and_the_model_sees_the_reason(
-    approval: ServerProcess,
+    approval: str,
 ) -> None:
-    async with sdk_client(approval.url) as client:
+    async with sdk_client(approval) as client:
         first = await collect(client, "charge me")
         status = first[-1].status_update
         second = await collect(
@@ -93,25 +93,24 @@ async def test_any_other_answer_denies_the_call_and_the_model_sees_the_reason(
     assert deltas(second)[-1][0] == "The tool said: denied: no, too much"
 
 
-async def test_cancel_cancels_a_running_task() -> None:
-    with running("slow") as server:
-        async with sdk_client(server.url) as client:
-            stream = client.send_message(request("wait"))
-            task_id = ""
-            async for event in stream:
-                if event.HasField("artifact_update"):  # the run is in its tool call
-                    task_id = event.artifact_update.task_id
-                    break
-            await stream.aclose()
-            cancelled = await client.cancel_task(CancelTaskRequest(id=task_id))
-            assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
-            await asyncio.sleep(0.1)
-            stored = await client.get_task(GetTaskRequest(id=task_id))
+async def test_cancel_cancels_a_running_task(agents: ServerProcess) -> None:
+    async with sdk_client(agents.url + "slow/") as client:
+        stream = client.send_message(request("wait"))
+        task_id = ""
+        async for event in stream:
+            if event.HasField("artifact_update"):  # the run is in its tool call
+                task_id = event.artifact_update.task_id
+                break
+        await stream.aclose()
+        cancelled = await client.cancel_task(CancelTaskRequest(id=task_id))
+        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+        await asyncio.sleep(0.1)
+        stored = await client.get_task(GetTaskRequest(id=task_id))
     assert stored.status.state == TaskState.TASK_STATE_CANCELED
 
 
-async def test_cancel_ends_a_task_waiting_for_approval(approval: ServerProcess) -> None:
-    async with sdk_client(approval.url) as client:
+async def test_cancel_ends_a_task_waiting_for_approval(approval: str) -> None:
+    async with sdk_client(approval) as client:
         first = await collect(client, "charge me")
         task_id = first[-1].status_update.task_id
         cancelled = await client.cancel_task(CancelTaskRequest(id=task_id))
