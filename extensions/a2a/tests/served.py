@@ -90,7 +90,7 @@ class PlainExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         text = context.get_user_input()
-        if context.current_task is None:
+        if context.current_task is None and context.message is not None:
             await event_queue.enqueue_event(new_task_from_user_message(context.message))
         await updater.start_work()
         waiting = context.current_task is not None and context.current_task.status.state == (
@@ -162,7 +162,7 @@ def main() -> None:
     elif kind == "plain":
         app = plain_app(url)
     elif kind == "threads":
-        from served_threads import threads_app
+        from served_threads import threads_app  # type: ignore[import-not-found]
 
         app = threads_app(url, sys.argv[3])
     else:

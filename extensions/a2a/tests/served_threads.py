@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from a2a.server.tasks import DatabaseTaskStore
-from served import charge
+from served import charge  # type: ignore[import-not-found]
 from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.applications import Starlette
 

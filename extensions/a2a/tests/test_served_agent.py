@@ -4,9 +4,11 @@ client: send and stream, task states, input-required approvals and cancel."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
+from typing import cast
 
 import pytest
-from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.types import CancelTaskRequest, GetTaskRequest, StreamResponse, TaskState
 from google.protobuf.json_format import MessageToDict
 
 from automata.a2a import METADATA_KEY
@@ -95,7 +97,7 @@ async def test_any_other_answer_denies_the_call_and_the_model_sees_the_reason(
 
 async def test_cancel_cancels_a_running_task(agents: ServerProcess) -> None:
     async with sdk_client(agents.url + "slow/") as client:
-        stream = client.send_message(request("wait"))
+        stream = cast(AsyncGenerator[StreamResponse, None], client.send_message(request("wait")))
         task_id = ""
         async for event in stream:
             if event.HasField("artifact_update"):  # the run is in its tool call

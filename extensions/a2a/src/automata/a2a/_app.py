@@ -7,15 +7,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
 from automata.a2a._executor import AgentTarget, AgentTaskExecutor
 from automata.a2a._guard import GuardPolicy, LocalGuard
 from automata.core import ArgumentTypeError

@@ -7,6 +7,7 @@ from typing import Any
 
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
+
 from automata.core import Agent, InvalidArgumentError
 
 __all__ = ["agent_card", "tool_skills"]

@@ -14,6 +14,7 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, Part
+
 from automata.a2a._task_events import (
     AnswerArtifact,
     approval_question,

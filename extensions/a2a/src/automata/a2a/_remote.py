@@ -10,7 +10,6 @@ from types import MappingProxyType
 from typing import Any
 
 import httpx
-
 from a2a.client import (
     A2AClientError,
     A2AClientTimeoutError,
@@ -28,6 +27,7 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.errors import A2AError as SdkError
+
 from automata.a2a._errors import (
     RemoteAgentUnavailableError,
     RemoteInputRequiredError,
@@ -86,10 +86,10 @@ class _Progress:
             self._task(event.task)
             return ""
         if event.HasField("status_update"):
-            update = event.status_update
-            self.task_id, self.context_id = update.task_id, update.context_id
-            self.state = update.status.state
-            self.status_text = _text(update.status.message.parts)
+            status = event.status_update
+            self.task_id, self.context_id = status.task_id, status.context_id
+            self.state = status.status.state
+            self.status_text = _text(status.status.message.parts)
             return ""
         if event.HasField("artifact_update"):
             update = event.artifact_update

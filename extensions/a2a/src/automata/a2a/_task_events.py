@@ -8,12 +8,11 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_core import to_json
-
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, Part, Task, TaskState, TaskStatus
+from pydantic_core import to_json
 
 __all__ = [
     "ANSWER_ARTIFACT",

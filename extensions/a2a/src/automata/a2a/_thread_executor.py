@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf.json_format import MessageToDict
-
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Message, Part, TaskState
+from google.protobuf.json_format import MessageToDict
+
 from automata.a2a._task_events import (
     METADATA_KEY,
     AnswerArtifact,
