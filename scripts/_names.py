@@ -57,6 +57,7 @@ OUR_NAMES = frozenset(
         "automata-ai-mcp",
         "automata-ai-temporal",
         "automata-ai-ui",
+        "automata-ai-a2a",
     }
 )
 """Every distribution name this repository publishes or plans to."""
