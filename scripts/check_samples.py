@@ -1,6 +1,7 @@
 """Hold the pages' code samples to the standard of the code: ruff and `mypy --strict`.
 
-    uv run python scripts/check_samples.py            # exit 1 naming each problem
+    uv run python scripts/check_samples.py                 # exit 1 naming each problem
+    uv run python scripts/check_samples.py docs/guide/*.md # only these pages (from the root)
 
 Every sample that runs (a complete program, or one a named test executes; fragments are
 pieces and are not checked) is written to a folder of its own as a module named after its
@@ -15,12 +16,13 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from automata_docs_testing import CodeSample, SampleKind, code_samples
+from automata_docs_testing import SAMPLE_PAGES, CodeSample, SampleKind, code_samples
 
 ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "pyproject.toml"  # ruff's and mypy's, whichever pages are checked
 _CHECKED = (SampleKind.PROGRAM, SampleKind.EXECUTED_BY_TEST)
 
 
@@ -55,7 +57,7 @@ def _page_line(output: str, written: dict[str, CodeSample]) -> str:
 
 def check(folder: Path, written: dict[str, CodeSample]) -> list[str]:
     """The problems ruff and mypy find, one report per tool that failed."""
-    config = ["--config", str(ROOT / "pyproject.toml")]
+    config = ["--config", str(CONFIG)]
     commands = {
         "ruff check": ["ruff", "check", *config, "--no-cache", str(folder)],
         "ruff format": ["ruff", "format", "--check", "--diff", *config, "--no-cache", str(folder)],
@@ -64,30 +66,38 @@ def check(folder: Path, written: dict[str, CodeSample]) -> list[str]:
             "-m",
             "mypy",
             "--config-file",
-            str(ROOT / "pyproject.toml"),
+            str(CONFIG),
             "--cache-dir",
-            str(ROOT / ".mypy_cache"),
+            str(CONFIG.parent / ".mypy_cache"),
             str(folder),
         ],
     }
     problems = []
     for tool, command in commands.items():
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            command, cwd=CONFIG.parent, capture_output=True, text=True, check=False
+        )
         if done.returncode != 0:
             problems.append(f"{tool}:\n{_page_line(done.stdout + done.stderr, written)}")
     return problems
 
 
-def main() -> int:
-    samples = code_samples(ROOT)
+def check_pages(root: Path, pages: Iterable[str] = SAMPLE_PAGES) -> tuple[int, list[str]]:
+    """How many samples of `pages` (globs from `root`) were checked, and the problems
+    found, each at its page's line. The tools' configuration is this repository's."""
+    samples = code_samples(root, pages)
     with tempfile.TemporaryDirectory(prefix="samples-") as folder:
         written = write_samples(samples, Path(folder))
-        problems = check(Path(folder), written)
+        return len(written), check(Path(folder), written)
+
+
+def main(pages: Sequence[str] = ()) -> int:
+    checked, problems = check_pages(ROOT, pages or SAMPLE_PAGES)
     for problem in problems:
         print(problem)
-    print(f"{len(written)} samples checked: {'clean' if not problems else 'problems above'}")
+    print(f"{checked} samples checked: {'clean' if not problems else 'problems above'}")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

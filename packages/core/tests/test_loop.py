@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,8 @@ from automata.core import (
     ModelResponse,
     ProviderError,
     ProviderStreamItem,
+    RunError,
+    RunResult,
     StopReason,
     Task,
     TextBlock,
@@ -29,6 +32,7 @@ from automata.core import (
     ToolPolicy,
     ToolUseBlock,
     Usage,
+    pre_send,
 )
 from automata.core.testing import (
     BrokenStream,
@@ -554,6 +558,25 @@ async def test_max_steps_stops_the_run_with_the_partial_result() -> None:
     assert (result.steps, result.stop_reason) == (2, StopReason.MAX_STEPS)
     assert tool_results(result.messages) == [("0", "ok", False), ("1", "ok", False)]
     assert provider.remaining == 2
+
+
+async def test_a_run_error_raised_without_a_result_leaves_the_run_with_one() -> None:
+    """L9: `.result` is a `RunResult`, never None, on every error a run raises; the run
+    attaches it to one raised without (here by a pre-send hook). An error no run has
+    raised has no `result` attribute yet."""
+
+    async def refuse(request: ModelRequest) -> ModelRequest:
+        raise RunError("refused by policy")
+
+    unraised = RunError("made, not raised")
+    assert not hasattr(unraised, "result")
+    with pytest.raises(AttributeError, match="RunError has no result: no run raised it yet"):
+        _ = unraised.result
+    with pytest.raises(RunError, match="refused by policy") as caught:
+        await Agent(ScriptedProvider(["never sent"]), hooks=[pre_send(refuse)]).run("go")
+    partial: RunResult[Any] = caught.value.result
+    assert (partial.steps, partial.stop_reason) == (0, StopReason.ERROR)
+    assert [message.text for message in partial.messages] == ["go"]
 
 
 async def test_usage_is_summed_over_the_runs_provider_calls() -> None:

@@ -1,13 +1,15 @@
 """docs/threads-storage.md is pinned: its rules S1-S8 are the rules of the store
 interface's docstring, and each is cited by conformance checks named after it, which
-every backend's suite runs."""
+every backend's suite runs; the backend test module it shows passes under pytest."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-from automata_docs_testing import RuleBook
+from automata_docs_testing import RuleBook, SampleKind, samples_of
 
 from automata.threads import store, testing
 
@@ -58,3 +60,24 @@ def test_the_doc_links_only_to_files_in_the_repository() -> None:
     links = re.findall(r"\]\(([^)#]+)\)", DOC.read_text(encoding="utf-8"))
     assert links
     assert [link for link in links if not (DOC.parent / link).resolve().exists()] == []
+
+
+def test_the_backend_test_module_the_doc_shows_passes_every_check_under_pytest(
+    tmp_path: Path,
+) -> None:
+    """The "Writing a backend" sample, saved as a test module and run by pytest (async
+    tests in auto mode, no configuration of this repository), passes one test per check."""
+    (sample,) = [s for s in samples_of(ROOT, DOC) if s.kind is SampleKind.EXECUTED_BY_TEST]
+    (tmp_path / "test_my_store.py").write_text(sample.example.source, encoding="utf-8")
+    options = ["-q", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *options, "test_my_store.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = [name for name in vars(testing.StoreConformance) if name.startswith("test_")]
+    assert f"{len(checks)} passed" in done.stdout

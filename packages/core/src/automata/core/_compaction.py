@@ -223,7 +223,7 @@ class Compactor(Hook):
     async def after_run(self, result: RunResult[Any], error: BaseException | None) -> None:
         """Attach the run's partial result to a `CompactionError` raised by this hook
         (a pre-send hook cannot see the run, so the error starts without one)."""
-        if isinstance(error, CompactionError) and error.result is None:
+        if isinstance(error, CompactionError) and not hasattr(error, "result"):
             error.result = result
 
     def remember(self, summaries: Iterable[CompactionSummary]) -> None:

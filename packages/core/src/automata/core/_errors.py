@@ -156,11 +156,25 @@ class ProviderTimeoutError(ProviderError):
 
 
 class RunError(AutomataError):
-    """A run failed. `.result` is the run as far as it got."""
+    """A run failed. `.result` is the run as far as it got: a run attaches it before
+    the error leaves `run`, `stream` or `iter` (L9), so every run error caught there has
+    one."""
 
     def __init__(self, message: str, result: RunResult[Any] | None = None) -> None:
         super().__init__(message)
-        self.result = result
+        self._result = result
+
+    @property
+    def result(self) -> RunResult[Any]:
+        """The run as far as it got. On an error no run has raised yet (one a hook or a
+        guardrail is raising) this raises `AttributeError`, so `hasattr` tells."""
+        if self._result is None:
+            raise AttributeError(f"{type(self).__name__} has no result: no run raised it yet")
+        return self._result
+
+    @result.setter
+    def result(self, result: RunResult[Any]) -> None:
+        self._result = result
 
 
 class MaxStepsError(RunError):

@@ -433,7 +433,7 @@ class RunLoop:
         except asyncio.CancelledError:
             raise
         except RunError as error:
-            if error.result is None:  # a guardrail's trip or failure (L74, L77)
+            if not hasattr(error, "result"):  # a guardrail's trip or failure (L74, L77)
                 raise self.fail(error, StopReason.ERROR) from error.__cause__
             raise
         except ProviderError as exc:
@@ -495,7 +495,7 @@ class RunLoop:
             for hook in settings.pre_send:
                 request = await send_through(hook, request, context)
         except RunError as hook_error:
-            if hook_error.result is None:
+            if not hasattr(hook_error, "result"):
                 hook_error.result = self.result(StopReason.ERROR)
             raise
         return messages, request

@@ -164,7 +164,9 @@ async def _loop_steps(
             await after_run(post_run, loop.result(StopReason.CANCELLED), cancel)
             raise
         except RunError as error:
-            partial = error.result if error.result is not None else loop.result(StopReason.ERROR)
+            if not hasattr(error, "result"):  # every run error leaves with one (L9)
+                error.result = loop.result(StopReason.ERROR)
+            partial = error.result
             if stage is None or error is not stage.failed_checkpoint:
                 await after_run(post_run, partial, error)
             tracing.finish_run(span, partial.usage, partial.steps, partial.stop_reason.value)
