@@ -41,6 +41,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from automata.threads._errors import StoreError
+
+if TYPE_CHECKING:
+    from automata.threads._retention import ArchiveSink, PurgeReport
 
 __all__ = [
     "MAX_PAGE",
@@ -241,6 +247,24 @@ class ThreadStore(ABC):
     async def claimable(self, *, limit: int = 100) -> list[str]:
         """Threads that need a runner, by creation (S7): active ones whose lease is free
         or expired, and any whose lease expired unreleased."""
+
+    async def purge(
+        self,
+        *,
+        ended_before: float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """Delete ended top-level threads, with their children and journals, whose last
+        write is before `ended_before` (the store's clock) and that are not among the
+        `keep_last` newest top-level threads (both must hold when both are given), up
+        to `limit` trees, oldest first; with `archive_to`, each thread's journal is
+        written there (JSON lines) before it is deleted. Request keys stay. Raises
+        `PurgeRefusedError`, deleting nothing, while a live lease is held on a thread
+        it would delete (rules RT1-RT5 of docs/threads-storage.md). A backend that
+        cannot purge raises `StoreError` (this default)."""
+        raise StoreError(f"{type(self).__name__} cannot purge threads")
 
     def changes(self) -> AsyncIterator[str] | None:
         """Thread ids as commits to them happen, in any process sharing the store, so a
