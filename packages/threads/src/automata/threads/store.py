@@ -34,6 +34,19 @@ checks):
   any thread whose lease expired without being released (its runner died).
 - **S8. Fail closed.** A schema newer than the backend knows, or not a threads schema,
   raises `SchemaError` at `open` and changes nothing.
+
+And the retention rules of `purge` (docs/threads-storage.md, "Retention"):
+
+- **RT1. Ended trees by date.** `ended_before` takes whole ended top-level trees
+  (nothing active, no lease expired unreleased) last written before it.
+- **RT2. Over a count.** `keep_last` keeps the newest top-level threads; at most
+  `limit` trees go per call, oldest first.
+- **RT3. Live leases refuse.** A live lease on a thread it would take raises
+  `PurgeRefusedError`; nothing is deleted.
+- **RT4. Archive first.** With `archive_to`, each thread's journal is written there
+  (JSON lines) before it is deleted; a failed archive write deletes nothing.
+- **RT5. Keys stay, input is checked.** Request keys outlive purged threads; bad
+  arguments raise `InvalidArgumentError` or `PageBoundError`.
 """
 
 from __future__ import annotations
