@@ -58,7 +58,7 @@ async def test_the_service_takes_an_aware_datetime_and_refuses_a_naive_one(
     service = await service_for(lambda r: Agent(ScriptedProvider([])))
     made = await service.create(request_key="c1")
     with pytest.raises(InvalidArgumentError, match="aware"):
-        await service.purge(ended_before=datetime(3000, 1, 1))  # noqa: DTZ001
+        await service.purge(ended_before=datetime(3000, 1, 1))
     assert (await service.view(made.thread_id)).thread_id == made.thread_id
     report = await service.purge(ended_before=datetime(3000, 1, 1, tzinfo=UTC))
     assert report.thread_ids == (made.thread_id,)
@@ -91,8 +91,10 @@ async def test_a_sqlite_purge_gives_the_freed_pages_back_to_the_file(tmp_path: P
     finally:
         await store.close()
     assert report.thread_ids == ("old",)
-    assert report.records == 50 and report.bytes == 50 * (4 + 4000)
-    assert report.pages_freed is not None and report.pages_freed >= 50
+    assert report.records == 50
+    assert report.bytes == 50 * (4 + 4000)
+    assert report.pages_freed is not None
+    assert report.pages_freed >= 50
     assert pages_before - pages_after == report.pages_freed
     assert free_after == 0
     with sqlite3.connect(path) as db:
