@@ -43,10 +43,11 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
         retired=("S", "A", "P"),
     ),
     RulePinning("docs/temporal.md", ("TP",), ("extensions/temporal/tests/test_*.py",)),
-    # The store rules are pinned by the conformance checks every backend runs.
+    # The store rules (S) and the retention rules (RT) are pinned by the conformance
+    # checks every backend runs.
     RulePinning(
         "docs/threads-storage.md",
-        ("S",),
+        ("S", "RT"),
         ("packages/threads/src/automata/threads/_conformance_*.py", _THREADS),
         citing=("check_", "test_"),
     ),

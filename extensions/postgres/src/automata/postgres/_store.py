@@ -44,6 +44,7 @@ from automata.core import InvalidArgumentError
 from automata.postgres import _connections as connections
 from automata.postgres import _schema as schema_
 from automata.postgres._changes import listen
+from automata.postgres._purge import purge
 from automata.postgres._queries import Queries
 from automata.threads import (
     LeaseLostError,
@@ -54,6 +55,7 @@ from automata.threads import (
     ThreadExistsError,
     ThreadNotFoundError,
 )
+from automata.threads._retention import ArchiveSink, PurgeReport, check_purge_arguments
 from automata.threads.store import (
     Commit,
     Lease,
@@ -475,6 +477,22 @@ class PostgresStore(ThreadStore):
             return Commit(0, 0)
 
         return await self._run(delete, safety="once" if request is None else "again")
+
+    async def purge(
+        self,
+        *,
+        ended_before: float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """See `ThreadStore.purge`: this schema's threads only, in one transaction
+        (`_purge`)."""
+        check_purge_arguments(ended_before, keep_last, limit, self.max_page)
+        scope = (self._q, self.schema, self.channel, self._tree_lock)
+        return await self._run(
+            lambda connection: purge(connection, *scope, ended_before, keep_last, archive_to, limit)
+        )
 
     # -- leases ---------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from automata.threads._errors import (
     ItemNotFoundError,
     LeaseLostError,
     PageBoundError,
+    PurgeRefusedError,
     RequestConflictError,
     SchemaError,
     StoreClosedError,
@@ -38,6 +39,7 @@ from automata.threads._maintenance import (
     maintain_sqlite_sync,
 )
 from automata.threads._memory import MemoryStore
+from automata.threads._retention import ArchiveSink, PurgeReport
 from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
 from automata.threads._subthreads import child_thread_tool
@@ -55,6 +57,7 @@ __all__ = [
     "AgentFactory",
     "AgentRequest",
     "ApprovalGate",
+    "ArchiveSink",
     "HistoryEntry",
     "HistoryPage",
     "Host",
@@ -64,6 +67,8 @@ __all__ = [
     "MaintenanceReport",
     "MemoryStore",
     "PageBoundError",
+    "PurgeRefusedError",
+    "PurgeReport",
     "QueuedInput",
     "RequestConflictError",
     "SQLiteStore",

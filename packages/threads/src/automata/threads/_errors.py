@@ -14,6 +14,7 @@ __all__ = [
     "ItemNotFoundError",
     "LeaseLostError",
     "PageBoundError",
+    "PurgeRefusedError",
     "RequestConflictError",
     "SchemaError",
     "StoreClosedError",
@@ -116,3 +117,15 @@ class ItemNotFoundError(ThreadsError, LookupError):
 class ThreadStateError(ThreadsError):
     """The thread is not in a state that allows this (retry with no failed turn, fork
     at a call still running, ...). Nothing was committed."""
+
+
+class PurgeRefusedError(ThreadsError):
+    """A purge was refused because a live lease is held on threads it would delete
+    (`thread_ids`): a host is running them. Nothing was deleted or archived."""
+
+    def __init__(self, thread_ids: tuple[str, ...]) -> None:
+        super().__init__(
+            f"purge refused: a host holds the lease of {', '.join(map(repr, thread_ids))}; "
+            "nothing was deleted"
+        )
+        self.thread_ids = thread_ids

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from automata.threads._errors import (
     LeaseLostError,
@@ -25,6 +26,9 @@ from automata.threads.store import (
     ThreadRow,
     ThreadStore,
 )
+
+if TYPE_CHECKING:
+    from automata.threads._retention import ArchiveSink, PurgeReport
 
 __all__ = ["MemoryStore"]
 
@@ -255,3 +259,37 @@ class MemoryStore(ThreadStore):
         ]
         free.sort(key=lambda row: row.ordinal)
         return [row.thread_id for row in free[:limit]]
+
+    async def purge(
+        self,
+        *,
+        ended_before: float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """See `ThreadStore.purge`: nothing is deleted unless every archive write
+        succeeded."""
+        from automata.threads import _retention as retention
+
+        self._check_open()
+        retention.check_purge_arguments(ended_before, keep_last, limit, self.max_page)
+        plan = retention.plan_purge(
+            [retention.PurgeTarget(t.row, t.owner, t.expires_at) for t in self._threads.values()],
+            now=self._clock(),
+            ended_before=ended_before,
+            keep_last=keep_last,
+            limit=limit,
+        )
+        doomed = [self._threads[thread_id] for thread_id in plan.thread_ids]
+        if archive_to is not None:
+            for thread in doomed:
+                retention.write_archive(archive_to, thread.row, thread.records)
+        for thread_id in plan.thread_ids:
+            del self._threads[thread_id]
+        return retention.PurgeReport(
+            plan.thread_ids,
+            sum(len(t.records) for t in doomed),
+            retention.record_bytes(r for t in doomed for r in t.records),
+            archived=archive_to is not None,
+        )

@@ -14,6 +14,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import AsyncGenerator, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
@@ -28,6 +29,7 @@ from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import REDACTED
 from automata.threads._records import encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
+from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
 from automata.threads._text import check_text, check_texts
 from automata.threads._view import (
     HistoryEntry,
@@ -232,6 +234,29 @@ class ThreadService:
             self._host.stop_runner(thread_id)
             self._host.forget(thread_id)
             self._host.notify(thread_id)
+
+    async def purge(
+        self,
+        *,
+        ended_before: datetime | float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """Maintenance: delete ended threads (with their children) last written before
+        `ended_before` (an aware datetime, or the store's clock in seconds) and beyond
+        the `keep_last` newest, archiving each journal to `archive_to` first; see
+        `ThreadStore.purge`. Raises `PurgeRefusedError`, deleting nothing, while a
+        host holds the lease of a thread it would delete."""
+        self._host.admit()
+        before = cutoff(ended_before)
+        report: PurgeReport = await self._store.purge(
+            ended_before=before, keep_last=keep_last, archive_to=archive_to, limit=limit
+        )
+        for thread_id in report.thread_ids:
+            self._host.forget(thread_id)
+            self._host.notify(thread_id)
+        return report
 
     async def set_title(self, thread_id: str, title: str, *, request_key: str) -> ThreadView:
         """Rename a thread."""

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from automata.threads import _retention, _sqlite_purge
 from automata.threads import _sqlite_file as files
 from automata.threads import _sqlite_schema as schema
 from automata.threads._errors import (
@@ -44,6 +45,7 @@ from automata.threads._errors import (
     ThreadNotFoundError,
 )
 from automata.threads._memory import check_limit
+from automata.threads._retention import ArchiveSink, PurgeReport
 from automata.threads._text import refused_text
 from automata.threads.store import (
     Commit,
@@ -426,6 +428,27 @@ class SQLiteStore(ThreadStore):
                 return Commit(0, 0)
 
         return await self._run(delete)
+
+    async def purge(
+        self,
+        *,
+        ended_before: float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """See `ThreadStore.purge`; one write transaction, then the freed pages go back
+        to the disk (`pages_freed`; see `_sqlite_purge`)."""
+        _retention.check_purge_arguments(ended_before, keep_last, limit, self.max_page)
+        return await self._run(
+            lambda: _sqlite_purge.purge_sync(
+                self._write,
+                ended_before=ended_before,
+                keep_last=keep_last,
+                archive_to=archive_to,
+                limit=limit,
+            )
+        )
 
     # -- leases ---------------------------------------------------------------------
 

@@ -34,6 +34,19 @@ checks):
   any thread whose lease expired without being released (its runner died).
 - **S8. Fail closed.** A schema newer than the backend knows, or not a threads schema,
   raises `SchemaError` at `open` and changes nothing.
+
+And the retention rules of `purge` (docs/threads-storage.md, "Retention"):
+
+- **RT1. Ended trees by date.** `ended_before` takes whole ended top-level trees
+  (nothing active, no lease expired unreleased) last written before it.
+- **RT2. Over a count.** `keep_last` keeps the newest top-level threads; at most
+  `limit` trees go per call, oldest first.
+- **RT3. Live leases refuse.** A live lease on a thread it would take raises
+  `PurgeRefusedError`; nothing is deleted.
+- **RT4. Archive first.** With `archive_to`, each thread's journal is written there
+  (JSON lines) before it is deleted; a failed archive write deletes nothing.
+- **RT5. Keys stay, input is checked.** Request keys outlive purged threads; bad
+  arguments raise `InvalidArgumentError` or `PageBoundError`.
 """
 
 from __future__ import annotations
@@ -41,6 +54,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from automata.threads._errors import StoreError
+
+if TYPE_CHECKING:
+    from automata.threads._retention import ArchiveSink, PurgeReport
 
 __all__ = [
     "MAX_PAGE",
@@ -241,6 +260,24 @@ class ThreadStore(ABC):
     async def claimable(self, *, limit: int = 100) -> list[str]:
         """Threads that need a runner, by creation (S7): active ones whose lease is free
         or expired, and any whose lease expired unreleased."""
+
+    async def purge(
+        self,
+        *,
+        ended_before: float | None = None,
+        keep_last: int | None = None,
+        archive_to: ArchiveSink | None = None,
+        limit: int = 100,
+    ) -> PurgeReport:
+        """Delete ended top-level threads, with their children and journals, whose last
+        write is before `ended_before` (the store's clock) and that are not among the
+        `keep_last` newest top-level threads (both must hold when both are given), up
+        to `limit` trees, oldest first; with `archive_to`, each thread's journal is
+        written there (JSON lines) before it is deleted. Request keys stay. Raises
+        `PurgeRefusedError`, deleting nothing, while a live lease is held on a thread
+        it would delete (rules RT1-RT5 of docs/threads-storage.md). A backend that
+        cannot purge raises `StoreError` (this default)."""
+        raise StoreError(f"{type(self).__name__} cannot purge threads")
 
     def changes(self) -> AsyncIterator[str] | None:
         """Thread ids as commits to them happen, in any process sharing the store, so a

@@ -1,7 +1,8 @@
 """A reusable conformance suite for `ThreadStore` backends.
 
 Every backend (the memory and SQLite stores, yours) proves from its own tests that it
-keeps the storage contract S1-S8 of `automata.threads.store`. Each check is named after
+keeps the storage contract S1-S8 of `automata.threads.store` and the retention
+rules RT1-RT5 of docs/threads-storage.md. Each check is named after
 the rule it pins (`check_s3_...`), takes a factory that makes a fresh, unopened store,
 opens it, checks, and closes it.
 
@@ -45,6 +46,13 @@ from automata.threads._conformance_leases import (
     check_s8_incompatible_schema_fails_closed,
     check_s8_open_reports_progress_and_closed_store_refuses,
 )
+from automata.threads._conformance_retention import (
+    check_rt1_purge_takes_ended_trees_last_written_before_the_date,
+    check_rt2_keep_last_purges_only_top_level_threads_over_the_count,
+    check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing,
+    check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing,
+    check_rt5_request_keys_stay_and_bad_arguments_are_refused,
+)
 from automata.threads._conformance_support import (
     CONCURRENT_WRITERS,
     SHORT_TTL,
@@ -63,6 +71,11 @@ __all__ = [
     "StoreFactory",
     "StoreWrite",
     "WriteTap",
+    "check_rt1_purge_takes_ended_trees_last_written_before_the_date",
+    "check_rt2_keep_last_purges_only_top_level_threads_over_the_count",
+    "check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing",
+    "check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing",
+    "check_rt5_request_keys_stay_and_bad_arguments_are_refused",
     "check_s1_a_failed_write_commits_nothing",
     "check_s1_create_commits_thread_and_records_together",
     "check_s2_concurrent_appends_get_consecutive_seqs",
@@ -107,6 +120,11 @@ ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s7_an_abandoned_lease_makes_a_thread_claimable,
     check_s7_delete_cascades_to_children,
     check_s8_open_reports_progress_and_closed_store_refuses,
+    check_rt1_purge_takes_ended_trees_last_written_before_the_date,
+    check_rt2_keep_last_purges_only_top_level_threads_over_the_count,
+    check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing,
+    check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing,
+    check_rt5_request_keys_stay_and_bad_arguments_are_refused,
 )
 """Every check that needs only a store factory (S8's schema check needs more)."""
 
@@ -197,6 +215,25 @@ class StoreConformance:
 
     async def test_s8_open_reports_progress_and_closed_store_refuses(self) -> None:
         await check_s8_open_reports_progress_and_closed_store_refuses(self.make_store)
+
+    async def test_rt1_purge_takes_ended_trees_last_written_before_the_date(self) -> None:
+        await check_rt1_purge_takes_ended_trees_last_written_before_the_date(self.make_store)
+
+    async def test_rt2_keep_last_purges_only_top_level_threads_over_the_count(self) -> None:
+        await check_rt2_keep_last_purges_only_top_level_threads_over_the_count(self.make_store)
+
+    async def test_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing(self) -> None:
+        await check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing(self.make_store)
+
+    async def test_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing(
+        self,
+    ) -> None:
+        await check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing(
+            self.make_store
+        )
+
+    async def test_rt5_request_keys_stay_and_bad_arguments_are_refused(self) -> None:
+        await check_rt5_request_keys_stay_and_bad_arguments_are_refused(self.make_store)
 
     async def test_s8_incompatible_schema_fails_closed(self) -> None:
         await check_s8_incompatible_schema_fails_closed(self.incompatible_stores())
