@@ -41,6 +41,7 @@ from automata.threads._memory import MemoryStore
 from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
 from automata.threads._subthreads import child_thread_tool
+from automata.threads._todos import TodoItem, TodoList, TodoTool, todo_tool
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -80,6 +81,9 @@ __all__ = [
     "ThreadSummary",
     "ThreadView",
     "ThreadsError",
+    "TodoItem",
+    "TodoList",
+    "TodoTool",
     "ViewItem",
     "ask_user_tool",
     "child_thread_tool",
@@ -88,5 +92,6 @@ __all__ = [
     "maintain_sqlite_sync",
     "require_approval",
     "thread_of",
+    "todo_tool",
     "turn_invocation_id",
 ]
