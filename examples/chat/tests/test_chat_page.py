@@ -160,3 +160,25 @@ def test_a_chat_is_renamed_forked_and_deleted(chat: ChatPage) -> None:
     )
     assert chat.page.locator(f"#threads li[data-id='{original}']").count() == 1
     chat.assert_clean()
+
+
+def test_the_to_do_list_the_thread_keeps_is_shown_as_text_and_after_a_reload(
+    chat: ChatPage, server: ChatProcess
+) -> None:
+    thread_id = chat.new_chat()
+    assert chat.page.locator("#todos").is_hidden()
+    chat.send("Make a todo list for my report")
+    chat.wait_status("done")
+    rows = chat.page.locator("#todo-items > li")
+    expected = ["Draft the <b>outline</b>", "Write the summary", "Send it for review"]
+    assert rows.all_inner_texts() == expected
+    assert chat.page.locator("#todo-items b").count() == 0  # markup stays text
+    statuses = [rows.nth(n).get_attribute("data-status") for n in range(3)]
+    assert statuses == ["completed", "in_progress", "pending"]
+    todos = server_view(server, thread_id)["todos"]
+    assert isinstance(todos, dict)
+    assert [item["content"] for item in todos["items"]] == expected
+    chat.page.reload()
+    chat.page.wait_for_selector("#todo-items > li")
+    assert chat.page.locator("#todo-items > li").all_inner_texts() == expected
+    chat.assert_clean()

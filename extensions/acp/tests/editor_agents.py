@@ -19,7 +19,14 @@ from automata.core import (
     tool,
 )
 from automata.core.testing import FunctionProvider, tool_call, tool_calls
-from automata.threads import AgentRequest, Host, SQLiteStore, ThreadService, require_approval
+from automata.threads import (
+    AgentRequest,
+    Host,
+    SQLiteStore,
+    ThreadService,
+    require_approval,
+)
+from automata.threads import todo_tool as thread_todo_tool
 
 
 @tool
@@ -109,7 +116,7 @@ def _thread_agent(request: AgentRequest) -> Agent[None]:
     return Agent(
         FunctionProvider(_answer),
         name="durable",
-        tools=[read_file, write_file, wait_forever, todo_tool()],
+        tools=[read_file, write_file, wait_forever, thread_todo_tool()],
         approver=require_approval("write_file"),
     )
 

@@ -16,7 +16,7 @@ from .editor import serving
 async def test_a_thread_session_is_loaded_by_another_process_with_its_history(
     tmp_path: Path,
 ) -> None:
-    """A10 A11"""
+    """A10 A11 TD6"""
     env = {"ACP_TEST_THREADS_DB": str(tmp_path / "threads.db")}
     async with serving("editor_agents:durable", env=env) as (conn, editor):
         reply = await conn.initialize(protocol_version=PROTOCOL_VERSION)

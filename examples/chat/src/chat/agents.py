@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from automata.core import Agent
-from automata.threads import AgentFactory, AgentRequest, ask_user_tool, require_approval
+from automata.threads import (
+    AgentFactory,
+    AgentRequest,
+    ask_user_tool,
+    require_approval,
+    todo_tool,
+)
 from chat.demo import demo_factory, email_tool, get_weather
 
 __all__ = ["choose_factory"]
@@ -11,7 +17,8 @@ __all__ = ["choose_factory"]
 SYSTEM_PROMPT = (
     "You are a helpful assistant in a chat app. Answer briefly. Use get_weather for the "
     "weather, send_email to send mail (the user approves each one), and ask_user when "
-    "you need to know something only the user can tell you."
+    "you need to know something only the user can tell you. For a task with several "
+    "steps, keep a to-do list with todo (send the whole list each time it changes)."
 )
 
 
@@ -25,7 +32,7 @@ def choose_factory(model: str, *, pace: float) -> AgentFactory:
         model,
         name="chat",
         system_prompt=SYSTEM_PROMPT,
-        tools=[get_weather, email_tool(), ask_user_tool()],
+        tools=[get_weather, email_tool(), ask_user_tool(), todo_tool()],
         approver=require_approval("send_email"),
     )
 

@@ -15,6 +15,8 @@ thinks first (shown folded), then answers:
 - **hostile** answers with text a page must never run (a `<script>`, an
   `<img onerror>`, a `javascript:` link) and calls `read_note`, whose result holds the
   same, to show that the page draws it all as text;
+- **todo** (or **to-do**) sets a to-do list with `todo` (`todo_tool()`), an item
+  holding markup the page shows as text, and the page shows the list the thread keeps;
 - **long** answers with forty short paragraphs (to scroll through while it streams);
 - anything else gets a few paragraphs about the message.
 
@@ -46,7 +48,13 @@ from automata.core import (
     tool,
 )
 from automata.core.providers import ProviderStreamItem
-from automata.threads import AgentFactory, AgentRequest, ask_user_tool, require_approval
+from automata.threads import (
+    AgentFactory,
+    AgentRequest,
+    ask_user_tool,
+    require_approval,
+    todo_tool,
+)
 
 __all__ = [
     "HOSTILE",
@@ -156,7 +164,13 @@ def demo_agent(*, pace: float = 0.06) -> Agent:
         DemoModel(pace=pace),
         name="demo",
         system_prompt="You are a helpful assistant. Ask before sending anything.",
-        tools=[get_weather, read_note, email_tool(delay=pace * 30), ask_user_tool()],
+        tools=[
+            get_weather,
+            read_note,
+            email_tool(delay=pace * 30),
+            ask_user_tool(),
+            todo_tool(),
+        ],
         approver=require_approval("send_email"),
     )
 
@@ -173,6 +187,14 @@ def demo_factory(*, pace: float = 0.06) -> AgentFactory:
 
 def _words(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
+
+
+TODO_ITEMS = [
+    {"content": "Draft the <b>outline</b>", "status": "completed"},
+    {"content": "Write the summary", "status": "in_progress", "priority": "high"},
+    {"content": "Send it for review", "priority": "low"},
+]
+"""The demo's to-do list; the first item's markup is shown as text."""
 
 
 def _respond(
@@ -228,6 +250,8 @@ def _after_tools(request: ModelRequest, results: list[ToolResultBlock]) -> Model
             )
         elif name == "send_email":
             lines.append(f"I did not send the email ({text}). Tell me if you want changes.")
+        elif name == "todo" and not result.is_error:
+            lines.append("The list is set; the first step is done and the next is under way.")
         elif name == "ask_user":
             lines.append(
                 f"{text}, then. A good plan: arrive in the morning, walk the old town, "
@@ -267,6 +291,17 @@ def _answer(request: ModelRequest, text: str) -> ModelResponse:
             "I need to know where they want to go before I can plan.",
             "One question first.",
             _call(request, "ask_user", question="Which city would you like to visit?"),
+        )
+    if "todo" in lowered or "to-do" in lowered:
+        return _respond(
+            request,
+            "A task with steps: I will keep a to-do list.",
+            "Here is the plan.",
+            ToolUseBlock(
+                id=f"call-{len(request.messages)}",
+                name="todo",
+                input={"items": TODO_ITEMS},
+            ),
         )
     if "markdown" in lowered:
         return _respond(request, "A structured answer reads best in markdown.", MARKDOWN)

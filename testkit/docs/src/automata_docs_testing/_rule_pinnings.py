@@ -52,6 +52,14 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
         citing=("check_", "test_"),
     ),
     RulePinning("docs/threads.md", ("T",), (_THREADS,)),
+    RulePinning(
+        "docs/threads.md",
+        ("TD",),
+        (
+            "packages/threads/tests/test_service_todos*.py",
+            "extensions/acp/tests/test_thread_sessions.py",
+        ),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),

@@ -275,6 +275,7 @@ function render() {
   $("status").textContent = STATUS_TEXT[view.status] || view.status;
   $("status").dataset.status = view.status;
   $("usage").textContent = usageText();
+  renderTodos(view.todos);
   renderItems();
 
   const outcome = OUTCOME_TEXT[view.status];
@@ -550,3 +551,18 @@ setInterval(renderResume, 500);
 followThreads();
 open(location.hash.length > 1 ? decodeURIComponent(location.hash.slice(1)) : null);
 document.body.dataset.ready = "true";
+
+// The thread's to-do list (ThreadView.todos, a journaled fact): plain text only.
+function renderTodos(todos) {
+  const items = todos ? todos.items : [];
+  $("todos").hidden = items.length === 0;
+  $("todo-items").replaceChildren(
+    ...items.map((item) => {
+      const node = document.createElement("li");
+      node.dataset.status = item.status;
+      node.dataset.priority = item.priority;
+      node.textContent = item.content;
+      return node;
+    }),
+  );
+}

@@ -15,13 +15,13 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallStatus
+from acp.schema import PlanEntry, ToolCallStatus
 
-from automata.acp._todo import TODO_TOOL, plan_entries
+from automata.acp._todo import TODO_TOOL
 from automata.acp._updates import Update
 
 if TYPE_CHECKING:
-    from automata.threads import ThreadView, ViewItem
+    from automata.threads import ThreadView, TodoList, ViewItem
 
 __all__ = ["ViewDiffer"]
 
@@ -43,18 +43,23 @@ class ViewDiffer:
     """Turns successive views of one thread into the updates that bring a client from
     the last view to the next: text and thinking as the chunks it has not seen yet,
     a tool call once its input is complete (`pending`, `in_progress`, then `completed`
-    or `failed` with its result), a finished `todo` call as the plan. User messages
-    are sent as `user_message_chunk`s only when `users` is True (a replayed history);
-    interactions are not updates (the server asks for permission instead)."""
+    or `failed` with its result), and the thread's to-do list (`ThreadView.todos`, the
+    journaled fact) as the plan each time it changes, right after the call that set
+    it (first, for a list a fork carried over); calls of a tool named `todo` are not
+    shown as tool calls. User messages are sent as `user_message_chunk`s only when
+    `users` is True (a replayed history); interactions are not updates (the server
+    asks for permission instead)."""
 
-    __slots__ = ("_seen", "_users")
+    __slots__ = ("_seen", "_todos", "_users")
 
     def __init__(self, *, users: bool) -> None:
         self._users = users
         self._seen: dict[str, _Seen] = {}
+        self._todos: TodoList | None = None
 
     def prime(self, view: ThreadView) -> None:
         """Mark everything in `view` as already shown."""
+        self._todos = view.todos
         for item in view.items:
             seen = self._seen.setdefault(item.id, _Seen())
             seen.text = len(item.text)
@@ -63,6 +68,12 @@ class ViewDiffer:
 
     def updates(self, view: ThreadView) -> list[Update]:
         updates: list[Update] = []
+        todos = view.todos
+        plan = todos is not None and todos != self._todos
+        self._todos = todos
+        if plan and todos is not None and todos.call_id is None:
+            updates.append(_plan(todos))
+            plan = False
         for item in view.items:
             seen = self._seen.setdefault(item.id, _Seen())
             if item.kind in ("user", "assistant", "thinking"):
@@ -78,6 +89,11 @@ class ViewDiffer:
                     updates.append(update_user_message_text(fresh))
             elif item.kind == "tool_call" and item.tool_input is not None and not item.live:
                 updates.extend(self._tool_call(item, seen))
+            if plan and todos is not None and item.call_id == todos.call_id and not item.live:
+                updates.append(_plan(todos))
+                plan = False
+        if plan and todos is not None:
+            updates.append(_plan(todos))
         return updates
 
     def _tool_call(self, item: ViewItem, seen: _Seen) -> list[Update]:
@@ -91,8 +107,7 @@ class ViewDiffer:
         first = seen.status is None
         seen.status = status
         if name == TODO_TOOL:
-            entries = plan_entries(arguments) if status == "completed" else None
-            return [update_plan(entries)] if entries is not None else []
+            return []  # its list comes from the journal (`ThreadView.todos`)
         updates: list[Update] = []
         if first:
             updates.append(
@@ -113,3 +128,12 @@ class ViewDiffer:
         else:
             updates.append(update_tool_call(call_id, status=status))
         return updates
+
+
+def _plan(todos: TodoList) -> Update:
+    return update_plan(
+        [
+            PlanEntry(content=item.content, status=item.status, priority=item.priority)
+            for item in todos.items
+        ]
+    )

@@ -43,6 +43,7 @@ from automata.threads._retention import ArchiveSink, PurgeReport
 from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
 from automata.threads._subthreads import child_thread_tool
+from automata.threads._todos import TodoItem, TodoList, TodoTool, todo_tool
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -85,6 +86,9 @@ __all__ = [
     "ThreadSummary",
     "ThreadView",
     "ThreadsError",
+    "TodoItem",
+    "TodoList",
+    "TodoTool",
     "ViewItem",
     "ask_user_tool",
     "child_thread_tool",
@@ -93,5 +97,6 @@ __all__ = [
     "maintain_sqlite_sync",
     "require_approval",
     "thread_of",
+    "todo_tool",
     "turn_invocation_id",
 ]

@@ -26,6 +26,7 @@ from automata.threads._records import (
     turn_id_of,
     usage_from,
 )
+from automata.threads._todos import TodoList, todos_from
 
 __all__ = ["CallState", "Entry", "InteractionState", "ThreadFold", "TurnState", "input_entry"]
 
@@ -130,6 +131,11 @@ class ThreadFold:
         self.interactions: dict[str, InteractionState] = {}
         self.compactions: list[CompactionSummary] = []
         """The summaries the thread's compactors wrote, in journal order."""
+        self.todos: TodoList | None = None
+        """The to-do list in force: the latest `todos` record's."""
+        self.todo_marks: list[tuple[int, TodoList]] = []
+        """Each list with the transcript length it took effect at, in journal order
+        (what a fork carries over)."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -226,6 +232,9 @@ class ThreadFold:
             turn.error = None
         elif kind == "compaction":
             self.compactions.append(compaction_from(data))
+        elif kind == "todos":
+            self.todos = todos_from(record.seq, data)
+            self.todo_marks.append((len(self.entries), self.todos))
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

@@ -44,6 +44,9 @@ Kinds (data fields besides `v`):
   `CompactionSummary`, field for field), journaled with the step whose request it
   compacted (or, when that call failed, before the turn ends). Each turn hands the
   thread's summaries back to its agent's compactors (`Compactor.remember`).
+- `todos`: `turn`, `call` (both null for a list a fork carried over), `items` (each
+  `content`, `status`, `priority`): the thread's to-do list from then on, committed
+  with the result of the `todo_tool()` call that set it (docs/threads.md TD2).
 """
 
 from __future__ import annotations

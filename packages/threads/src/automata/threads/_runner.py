@@ -83,6 +83,7 @@ from automata.threads._recovery import (
     is_idempotent,
     rerun_calls,
 )
+from automata.threads._todos import todo_records
 from automata.threads.store import Lease, NewRecord, ThreadStore
 
 __all__ = ["ThreadRunner"]
@@ -351,7 +352,12 @@ class ThreadRunner:
                 if isinstance(block, ToolResultBlock):
                     journaled[block.tool_use_id] = live[block.tool_use_id] = block
         stored = Message(role="tool", content=tuple(journaled[call.id] for call in calls))
-        await self._append([encode("results", turn=turn.turn_id, message=message_data(stored))])
+        await self._append(
+            [
+                encode("results", turn=turn.turn_id, message=message_data(stored)),
+                *todo_records(agent, turn.turn_id, calls, stored),
+            ]
+        )
         transcript = fold.transcript
         transcript.append(Message(role="tool", content=tuple(live[call.id] for call in calls)))
         return transcript, None
@@ -457,6 +463,7 @@ class ThreadRunner:
                             *compactions(),
                             *between,
                             encode("results", turn=turn_id, message=message_data(step.results)),
+                            *todo_records(agent, turn_id, step.calls, step.results),
                         ]
                     await self._append(records)
                     journaled = stepped = step.length

@@ -31,6 +31,7 @@ from automata.threads._records import encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
 from automata.threads._text import check_text, check_texts
+from automata.threads._todos import carried_records
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -166,6 +167,7 @@ class ThreadService:
         title: str,
         parent_id: str | None,
         agent: str | None = None,
+        carried: Sequence[tuple[int, NewRecord]] = (),
         **inputs: Any,
     ) -> ThreadView:
         thread_id = _new_thread_id()
@@ -179,7 +181,10 @@ class ThreadService:
             **inputs,
         )
         records = [encode("created", title=title, parent_id=parent_id, agent=agent)]
-        records += [encode("message", turn=None, message=message_data(m)) for m in messages]
+        for count, message in enumerate(messages, start=1):
+            records += [record for position, record in carried if position == count - 1]
+            records.append(encode("message", turn=None, message=message_data(message)))
+        records += [record for position, record in carried if position == len(messages)]
         commit = await self._store.create_thread(
             thread_id, records, parent_id=parent_id, summary=_summary(title), request=claim
         )
@@ -221,7 +226,14 @@ class ThreadService:
         cut = _cut(fold, item_id)
         name = _check_title(fold.title if title is None else title)
         return await self._create(
-            "fork", request_key, cut, title=name, parent_id=None, source=thread_id, item=item_id
+            "fork",
+            request_key,
+            cut,
+            title=name,
+            parent_id=None,
+            carried=carried_records(fold.todo_marks, len(cut)),
+            source=thread_id,
+            item=item_id,
         )
 
     async def delete(self, thread_id: str, *, request_key: str) -> None:

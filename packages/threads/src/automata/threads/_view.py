@@ -15,6 +15,7 @@ from typing import Any, Literal
 from automata.core import Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
+from automata.threads._todos import TodoList
 
 __all__ = [
     "HistoryEntry",
@@ -101,7 +102,10 @@ class ThreadView:
 
     `compactions` counts the summaries the thread's compactors wrote (its `compaction`
     records, T25) and `compacted` is how many request messages the latest one stands
-    for (0 before the first)."""
+    for (0 before the first).
+
+    `todos` is the thread's to-do list as its latest `todos` record holds it (TD1):
+    None until a call of a `todo_tool()` succeeds (or a fork carries a list over)."""
 
     thread_id: str
     parent_id: str | None
@@ -117,6 +121,7 @@ class ThreadView:
     compactions: int = 0
     compacted: int = 0
     cost: Cost | None = None
+    todos: TodoList | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
@@ -273,4 +278,5 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         live=live,
         compactions=len(fold.compactions),
         compacted=fold.compactions[-1].covered if fold.compactions else 0,
+        todos=fold.todos,
     )

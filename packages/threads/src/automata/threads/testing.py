@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from automata.threads._conformance_facts import check_s2_todo_records_read_back_exactly
 from automata.threads._conformance_journal import (
     check_s1_a_failed_write_commits_nothing,
     check_s1_create_commits_thread_and_records_together,
@@ -80,6 +81,7 @@ __all__ = [
     "check_s1_create_commits_thread_and_records_together",
     "check_s2_concurrent_appends_get_consecutive_seqs",
     "check_s2_journal_is_ordered_and_paged_without_gaps",
+    "check_s2_todo_records_read_back_exactly",
     "check_s3_duplicate_and_conflicting_appends",
     "check_s3_duplicate_and_conflicting_creates",
     "check_s3_keys_outlive_deleted_threads",
@@ -106,6 +108,7 @@ ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s1_a_failed_write_commits_nothing,
     check_s2_journal_is_ordered_and_paged_without_gaps,
     check_s2_concurrent_appends_get_consecutive_seqs,
+    check_s2_todo_records_read_back_exactly,
     check_s3_duplicate_and_conflicting_creates,
     check_s3_duplicate_and_conflicting_appends,
     check_s3_keys_outlive_deleted_threads,
@@ -173,6 +176,9 @@ class StoreConformance:
 
     async def test_s2_concurrent_appends_get_consecutive_seqs(self) -> None:
         await check_s2_concurrent_appends_get_consecutive_seqs(self.make_store)
+
+    async def test_s2_todo_records_read_back_exactly(self) -> None:
+        await check_s2_todo_records_read_back_exactly(self.make_store)
 
     async def test_s3_duplicate_and_conflicting_creates(self) -> None:
         await check_s3_duplicate_and_conflicting_creates(self.make_store)
