@@ -18,6 +18,7 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
+from automata.threads._artifacts import ArtifactInfo, artifact_info
 from automata.threads._records import (
     Decoded,
     compaction_from,
@@ -130,6 +131,9 @@ class ThreadFold:
         self.interactions: dict[str, InteractionState] = {}
         self.compactions: list[CompactionSummary] = []
         """The summaries the thread's compactors wrote, in journal order."""
+        self.artifacts: dict[str, ArtifactInfo] = {}
+        """The thread's artifacts by id, in journal order (the first record of an id
+        stands)."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -226,6 +230,8 @@ class ThreadFold:
             turn.error = None
         elif kind == "compaction":
             self.compactions.append(compaction_from(data))
+        elif kind == "artifact":
+            self.artifacts.setdefault(str(data["id"]), artifact_info(record.seq, data))
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

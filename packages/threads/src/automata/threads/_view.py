@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from automata.core import Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.threads._artifacts import ArtifactInfo
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
 
@@ -101,7 +102,10 @@ class ThreadView:
 
     `compactions` counts the summaries the thread's compactors wrote (its `compaction`
     records, T25) and `compacted` is how many request messages the latest one stands
-    for (0 before the first)."""
+    for (0 before the first).
+
+    `artifacts` are the thread's artifacts in journal order (AR4), each once; read
+    one with `ThreadService.artifact`."""
 
     thread_id: str
     parent_id: str | None
@@ -117,6 +121,7 @@ class ThreadView:
     compactions: int = 0
     compacted: int = 0
     cost: Cost | None = None
+    artifacts: tuple[ArtifactInfo, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
@@ -273,4 +278,5 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         live=live,
         compactions=len(fold.compactions),
         compacted=fold.compactions[-1].covered if fold.compactions else 0,
+        artifacts=tuple(fold.artifacts.values()),
     )
