@@ -23,6 +23,7 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 
 
 def test_an_artifact_id_is_the_sha256_of_its_media_type_and_content() -> None:
+    """AR2: the same media type and content give the same id, whatever the name."""
     page = Artifact("# Title\n" + "x" * 5000, "text/markdown")
     again = Artifact("# Title\n" + "x" * 5000, "text/markdown", name="another name")
     assert page.id == again.id
@@ -40,6 +41,7 @@ def test_size_counts_utf8_bytes_and_length_counts_the_paging_unit() -> None:
 
 
 def test_a_text_preview_is_the_first_2000_characters_and_a_given_one_is_cut_to_it() -> None:
+    """AR1: a binary artifact has no preview unless given one."""
     assert PREVIEW_CHARS == 2000
     long = Artifact("a" * 1999 + "bc" + "d" * 10_000, "text/plain")
     assert long.preview == "a" * 1999 + "b"
@@ -70,6 +72,7 @@ def test_the_preview_block_names_the_id_and_where_reading_on_starts() -> None:
 
 
 async def test_the_model_sees_the_preview_and_the_result_event_carries_the_whole() -> None:
+    """AR1: in a plain run the messages hold the preview, the event the content."""
     body = "line\n" * 2000  # 10,000 characters
 
     @tool

@@ -19,7 +19,7 @@ from contextlib import aclosing
 from dataclasses import asdict
 from pathlib import Path
 
-from _host_procs import LEASE_TTL, hang, say
+from _host_procs import LEASE_TTL, hang, say  # type: ignore[import-not-found]
 
 from automata.core import (
     Agent,

@@ -51,6 +51,15 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
         citing=("check_", "test_"),
     ),
     RulePinning("docs/threads.md", ("T",), (_THREADS,)),
+    RulePinning(
+        "docs/threads.md",
+        ("AR",),
+        (
+            "packages/threads/tests/test_service_artifact*.py",
+            "packages/core/tests/test_artifacts.py",
+            "packages/tools/tests/test_http_fetch.py",
+        ),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),
