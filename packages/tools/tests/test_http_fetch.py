@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from automata.core import Tool
+from automata.core import PREVIEW_CHARS, Tool, ToolResult
 from automata.tools import http_fetch
 
 from .conftest import Invoke, LocalServer
@@ -20,13 +20,20 @@ def loopback_fetch(**options: Any) -> Tool:
     return http_fetch(allow_private=True, **options)
 
 
+def page_of(result: ToolResult) -> str:
+    """The whole rendered page a fetch returned as its artifact."""
+    (artifact,) = result.artifacts
+    assert isinstance(artifact.content, str)
+    return artifact.content
+
+
 async def test_returns_plain_text_with_url_and_content_type(
     server: LocalServer, invoke: Invoke
 ) -> None:
     server.respond("/notes.txt", "hello from the server\n")
     result = await invoke(loopback_fetch(), url=server.url("/notes.txt"))
     assert not result.is_error
-    text = result.as_text()
+    text = page_of(result)
     assert text.startswith(f"URL: {server.url('/notes.txt')}\nContent-Type: text/plain")
     assert "hello from the server" in text
 
@@ -146,7 +153,7 @@ async def test_text_over_the_character_cap_is_truncated_and_says_so(
 async def test_relative_redirects_are_followed(server: LocalServer, invoke: Invoke) -> None:
     server.redirect("/old", "/new")
     server.respond("/new", "moved content")
-    text = (await invoke(loopback_fetch(), url=server.url("/old"))).as_text()
+    text = page_of(await invoke(loopback_fetch(), url=server.url("/old")))
     assert text.startswith(f"URL: {server.url('/new')}")
     assert "moved content" in text
 
@@ -241,3 +248,22 @@ def test_limits_must_be_positive() -> None:
         http_fetch(max_bytes=0)
     with pytest.raises(ValueError, match="timeout"):
         http_fetch(timeout=-1)
+
+
+async def test_the_page_is_an_artifact_the_model_sees_2000_characters_of(
+    server: LocalServer, invoke: Invoke
+) -> None:
+    """docs/tools.md: the whole page (up to max_chars) is the artifact, Markdown for
+    HTML and named by its URL; the model sees its first 2,000 characters and its id."""
+    body = "".join(f"<p>paragraph {n:04d}</p>" for n in range(1000))
+    server.respond("/long.html", f"<html><body>{body}</body></html>", content_type="text/html")
+    result = await invoke(loopback_fetch(max_chars=10_000), url=server.url("/long.html"))
+    (artifact,) = result.artifacts
+    page = page_of(result)
+    assert (artifact.media_type, artifact.name) == ("text/markdown", server.url("/long.html"))
+    assert "paragraph 0999" not in page  # cut at max_chars, and the cut is stated
+    assert "[truncated: showing the first 10000 of" in page
+    seen = result.as_text().split("\n")
+    assert seen[0].startswith(f"[artifact {artifact.id}: text/markdown, ")
+    assert "\n".join(seen[1:-1]) == page[:PREVIEW_CHARS]
+    assert seen[-1].endswith(f'read_artifact(id="{artifact.id}", offset=2000)]')

@@ -143,7 +143,9 @@ async def test_a_large_ordinary_gzip_page_is_read_whole(
     tool = http_fetch(allow_private=True, max_bytes=4_000_000, max_chars=10_000_000)
     result = await invoke(tool, url=server.url("/big"))
     assert not result.is_error
-    assert result.as_text().endswith("word299999")
+    (page,) = result.artifacts
+    assert isinstance(page.content, str)
+    assert page.content.endswith("word299999")
 
 
 async def test_the_byte_cap_applies_to_decoded_bytes(server: LocalServer, invoke: Invoke) -> None:

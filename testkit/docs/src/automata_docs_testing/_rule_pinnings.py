@@ -60,6 +60,15 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
             "extensions/acp/tests/test_thread_sessions.py",
         ),
     ),
+    RulePinning(
+        "docs/threads.md",
+        ("AR",),
+        (
+            "packages/threads/tests/test_service_artifact*.py",
+            "packages/core/tests/test_artifacts.py",
+            "packages/tools/tests/test_http_fetch.py",
+        ),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),

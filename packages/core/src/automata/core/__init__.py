@@ -7,6 +7,7 @@ stream accumulator. Depends only on pydantic and opentelemetry-api.
 from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
 from automata.core._agent import Agent
 from automata.core._approval import Approval, Approver
+from automata.core._artifacts import PREVIEW_CHARS, Artifact, artifact_of, preview_block
 from automata.core._blocks import (
     TRANSCRIPT_VERSION,
     Block,
@@ -121,6 +122,7 @@ __version__ = _installed_version("automata-ai-core")
 """The installed version of `automata-ai-core` ("0+unknown" from a source tree)."""
 
 __all__ = [
+    "PREVIEW_CHARS",
     "STRUCTURED_OUTPUT_TOOL",
     "TRANSCRIPT_VERSION",
     "Agent",
@@ -128,6 +130,7 @@ __all__ = [
     "Approval",
     "Approver",
     "ArgumentTypeError",
+    "Artifact",
     "AutomataError",
     "Block",
     "CallOptions",
@@ -239,6 +242,7 @@ __all__ = [
     "UsageLimitExceeded",
     "UsageLimits",
     "__version__",
+    "artifact_of",
     "as_tool",
     "as_tool_func",
     "capability",
@@ -247,6 +251,7 @@ __all__ = [
     "load_messages",
     "post_run",
     "pre_send",
+    "preview_block",
     "tool",
     "with_tool_retry",
 ]

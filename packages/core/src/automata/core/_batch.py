@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from automata.core._approval import Approval, Approver
+from automata.core._artifacts import Artifact
 from automata.core._blocks import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from automata.core._errors import ModelRetry
 from automata.core._events import ToolResultEvent, quick_init
@@ -84,11 +85,14 @@ class BatchContext:
 class ToolBatch:
     """Runs the tool calls of one model turn and commits the results."""
 
-    __slots__ = ("calls", "context")
+    __slots__ = ("artifacts", "calls", "context")
 
     def __init__(self, context: BatchContext, calls: tuple[ToolUseBlock, ...]) -> None:
         self.context = context
         self.calls = calls
+        self.artifacts: dict[str, tuple[Artifact, ...]] = {}
+        """The artifacts of calls that ran and returned some, by call id, until their
+        result event carries them."""
 
     def finish_call(
         self, call: ToolUseBlock, block: ToolResultBlock, error: BaseException | None = None
@@ -106,6 +110,7 @@ class ToolBatch:
                     blocks=block.content,
                     is_error=block.is_error,
                     error=error,
+                    artifacts=self.artifacts.pop(call.id, ()),
                 )
             )
         return block
@@ -353,6 +358,8 @@ class ToolBatch:
             )
         except Exception as exc:
             return _error_block(call, error_text(exc)), exc
+        if converted.artifacts:
+            self.artifacts[call.id] = converted.artifacts
         return block, None
 
 

@@ -13,6 +13,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from automata.core._artifacts import Artifact
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
@@ -119,13 +120,15 @@ class ToolCallEvent(_EventBase):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultEvent(_EventBase):
     """A tool call finished. `result` is the text view, `blocks` the full content;
-    `error` is the exception the tool raised, if it raised one."""
+    `error` is the exception the tool raised, if it raised one. `artifacts` are the
+    artifacts the tool returned, whole (`blocks` hold their previews)."""
 
     call: ToolUseBlock
     result: str
     blocks: tuple[Block, ...]
     is_error: bool
     error: BaseException | None = None
+    artifacts: tuple[Artifact, ...] = ()
 
 
 @quick_init

@@ -27,6 +27,7 @@ from typing import (
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
+from automata.core._artifacts import Artifact, preview_block
 from automata.core._blocks import (
     Block,
     DocumentBlock,
@@ -62,10 +63,22 @@ class InvalidToolArguments(AutomataError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """What a tool hands back: ordered text and image blocks, and an error flag."""
+    """What a tool hands back: ordered text and image blocks, and an error flag.
+
+    `artifacts` are full contents kept beside the transcript (see `Artifact`): the
+    model sees only what `content` holds (for `of_artifact`, the preview), the call's
+    `ToolResultEvent` carries the artifacts whole."""
 
     content: tuple[Block, ...] = ()
     is_error: bool = False
+    artifacts: tuple[Artifact, ...] = ()
+
+    @classmethod
+    def of_artifact(cls, artifact: Artifact, *, note: str | None = None) -> ToolResult:
+        """A result the model sees as `artifact`'s preview (after `note`, when given),
+        with the artifact whole beside it."""
+        head = () if note is None else (TextBlock(text=note),)
+        return cls(content=(*head, preview_block(artifact)), artifacts=(artifact,))
 
     @classmethod
     def text(cls, text: str) -> ToolResult:
@@ -225,8 +238,15 @@ def _checked_result(result: ToolResult) -> ToolResult:
             f"tool returned a ToolResult whose is_error is a {type(result.is_error).__name__}, "
             "not a bool"
         )
-    if isinstance(content, list):
-        return ToolResult(content=tuple(content), is_error=result.is_error)
+    artifacts: object = result.artifacts
+    if not isinstance(artifacts, tuple | list) or not all(
+        isinstance(item, Artifact) for item in artifacts
+    ):
+        raise TypeError("tool returned a ToolResult whose artifacts are not Artifact values")
+    if isinstance(content, list) or isinstance(artifacts, list):
+        return ToolResult(
+            content=tuple(content), is_error=result.is_error, artifacts=tuple(artifacts)
+        )
     return result
 
 

@@ -14,6 +14,8 @@ from automata.threads._agents import (
     thread_of,
     turn_invocation_id,
 )
+from automata.threads._artifact_tool import read_artifact_tool
+from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactInfo, ArtifactPage
 from automata.threads._errors import (
     HostClosedError,
     ItemNotFoundError,
@@ -55,10 +57,13 @@ from automata.threads._view import (
 )
 
 __all__ = [
+    "ARTIFACT_PAGE",
     "AgentFactory",
     "AgentRequest",
     "ApprovalGate",
     "ArchiveSink",
+    "ArtifactInfo",
+    "ArtifactPage",
     "HistoryEntry",
     "HistoryPage",
     "Host",
@@ -95,6 +100,7 @@ __all__ = [
     "idempotency_key",
     "maintain_sqlite",
     "maintain_sqlite_sync",
+    "read_artifact_tool",
     "require_approval",
     "thread_of",
     "todo_tool",

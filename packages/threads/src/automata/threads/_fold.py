@@ -18,6 +18,7 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
+from automata.threads._artifacts import ArtifactInfo, artifact_info
 from automata.threads._records import (
     Decoded,
     compaction_from,
@@ -136,6 +137,9 @@ class ThreadFold:
         self.todo_marks: list[tuple[int, TodoList]] = []
         """Each list with the transcript length it took effect at, in journal order
         (what a fork carries over)."""
+        self.artifacts: dict[str, ArtifactInfo] = {}
+        """The thread's artifacts by id, in journal order (the first record of an id
+        stands)."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -235,6 +239,8 @@ class ThreadFold:
         elif kind == "todos":
             self.todos = todos_from(record.seq, data)
             self.todo_marks.append((len(self.entries), self.todos))
+        elif kind == "artifact":
+            self.artifacts.setdefault(str(data["id"]), artifact_info(record.seq, data))
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

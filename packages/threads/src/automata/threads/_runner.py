@@ -55,6 +55,7 @@ from automata.core import (
     StreamEvent,
     TextBlock,
     ToolResultBlock,
+    ToolResultEvent,
     ToolStep,
     ToolUseBlock,
 )
@@ -66,6 +67,7 @@ from automata.threads._agents import (
     surface_of,
     turn_invocation_id,
 )
+from automata.threads._artifacts import artifact_record
 from automata.threads._draft import LiveDrafts
 from automata.threads._errors import (
     LeaseLostError,
@@ -397,17 +399,30 @@ class ThreadRunner:
         draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
 
         written: list[CompactionSummary] = []
+        kept = set(fold.artifacts)  # ids the journal holds or this run will write
+        returned: list[NewRecord] = []
 
         def on_event(event: StreamEvent) -> None:
             if isinstance(event, CompactionEvent):
                 if event.depth == 0:
                     written.append(event.summary)
+            elif isinstance(event, ToolResultEvent):
+                if event.depth == 0:  # AR3: journaled with the results, each id once
+                    for artifact in event.artifacts:
+                        if artifact.id not in kept:
+                            kept.add(artifact.id)
+                            returned.append(artifact_record(turn_id, event.call.id, artifact))
             elif draft.take(event):
                 self.drafts.changed(self.thread_id)
 
         def compactions() -> list[NewRecord]:
             taken = [compaction_record(turn_id, summary) for summary in written]
             written.clear()
+            return taken
+
+        def artifacts() -> list[NewRecord]:
+            taken = list(returned)
+            returned.clear()
             return taken
 
         try:
@@ -462,6 +477,7 @@ class ThreadRunner:
                         records = [
                             *compactions(),
                             *between,
+                            *artifacts(),
                             encode("results", turn=turn_id, message=message_data(step.results)),
                             *todo_records(agent, turn_id, step.calls, step.results),
                         ]
@@ -482,6 +498,7 @@ class ThreadRunner:
             messages = getattr(partial, "messages", None) or []
             late = [
                 *compactions(),
+                *artifacts(),
                 *(
                     encode("message", turn=turn_id, message=message_data(message))
                     for message in messages[journaled:]

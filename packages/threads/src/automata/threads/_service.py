@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
+from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactPage, artifact_page
 from automata.threads._errors import (
     ItemNotFoundError,
     PageBoundError,
@@ -27,7 +28,7 @@ from automata.threads._errors import (
 )
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import REDACTED
-from automata.threads._records import encode, message_data
+from automata.threads._records import decode, encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
 from automata.threads._text import check_text, check_texts
@@ -333,6 +334,21 @@ class ThreadService:
         )
         end = after + len(entries)
         return HistoryPage(entries, end if end < total else None)
+
+    async def artifact(
+        self, thread_id: str, artifact_id: str, *, offset: int = 0, limit: int = ARTIFACT_PAGE
+    ) -> ArtifactPage:
+        """A page of the artifact `artifact_id` of the thread (AR5): `limit` characters
+        of a text artifact, or bytes of a binary one, from `offset`. Raises
+        `ItemNotFoundError` for an id the thread's journal does not hold and
+        `PageBoundError` for an offset past the end or a bad limit."""
+        self._host.admit()
+        fold = await self._host.load(thread_id)
+        info = fold.artifacts.get(artifact_id)
+        if info is None:
+            raise ItemNotFoundError(f"thread {thread_id!r} has no artifact {artifact_id!r}")
+        records = await self._store.read(thread_id, after=info.seq - 1, limit=1)
+        return artifact_page(info, decode(records[0]).data, offset, limit)
 
     # -- turns ---------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from automata.core import Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.threads._artifacts import ArtifactInfo
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
 from automata.threads._todos import TodoList
@@ -105,7 +106,10 @@ class ThreadView:
     for (0 before the first).
 
     `todos` is the thread's to-do list as its latest `todos` record holds it (TD1):
-    None until a call of a `todo_tool()` succeeds (or a fork carries a list over)."""
+    None until a call of a `todo_tool()` succeeds (or a fork carries a list over).
+
+    `artifacts` are the thread's artifacts in journal order (AR4), each once; read
+    one with `ThreadService.artifact`."""
 
     thread_id: str
     parent_id: str | None
@@ -122,6 +126,7 @@ class ThreadView:
     compacted: int = 0
     cost: Cost | None = None
     todos: TodoList | None = None
+    artifacts: tuple[ArtifactInfo, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The view as JSON-ready data (for an HTTP response or a server-sent event)."""
@@ -279,4 +284,5 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         compactions=len(fold.compactions),
         compacted=fold.compactions[-1].covered if fold.compactions else 0,
         todos=fold.todos,
+        artifacts=tuple(fold.artifacts.values()),
     )

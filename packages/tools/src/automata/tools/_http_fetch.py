@@ -11,6 +11,10 @@ Guarantees, for every request including each redirect hop:
 - At most `max_redirects` redirects; each target is checked like the first URL.
 - Only textual bodies are read; at most `max_bytes` of them, and at most `max_chars`
   characters are returned; both truncations are stated in the result.
+- The page is returned as an `Artifact` (Markdown for HTML, else its text type, named
+  by its final URL): the model is shown its first `PREVIEW_CHARS` (2,000) characters
+  and its id; the whole rendered page (up to `max_chars`) travels beside the result,
+  and a durable thread journals it for `read_artifact`.
 - At most one content coding is undone, in slices of at most 64 KiB, and a body that
   grows more than 100-fold is refused as a compression bomb (`automata.tools._decode`).
 - HTML is converted in linear time on the tool's own threads (`automata.tools._html`);
@@ -32,7 +36,7 @@ from typing import Annotated
 
 import httpx
 
-from automata.core import Tool, ToolResult, tool
+from automata.core import Artifact, Tool, ToolResult, tool
 from automata.tools._addresses import AddressPolicy, IPAddress
 from automata.tools._content import (
     decode_text,
@@ -99,6 +103,15 @@ class _Page:
     text: str
     bytes_truncated: bool
 
+    @property
+    def media_type(self) -> str:
+        """The rendered page's type: Markdown for converted HTML, else the reply's own
+        text type (`text/plain` when it named none)."""
+        declared = self.content_type.split(";", 1)[0].strip().lower()
+        if is_html(declared):
+            return "text/markdown"
+        return declared or "text/plain"
+
     def render(self, max_bytes: int, max_chars: int) -> str:
         lines = [f"URL: {self.url}"]
         if self.content_type:
@@ -131,7 +144,7 @@ class _Fetcher:
     user_agent: str
     converters: ThreadPoolExecutor
 
-    async def fetch(self, url: str) -> str:
+    async def fetch(self, url: str) -> Artifact:
         target = _target(url)
         deadline = time.monotonic() + self.timeout
         try:
@@ -139,7 +152,8 @@ class _Fetcher:
                 page = await self._follow(target, deadline)
         except (TimeoutError, httpx.TimeoutException, ConversionTimeout):
             raise ToolError(f"timed out after {self.timeout:g} s fetching {url}") from None
-        return page.render(self.max_bytes, self.max_chars)
+        text = page.render(self.max_bytes, self.max_chars)
+        return Artifact(text, page.media_type, name=page.url)
 
     def _client(self, locations: list[str]) -> httpx.AsyncClient:
         # A client per fetch: nothing is pooled across calls, event loops or TLS names.
@@ -365,7 +379,7 @@ def http_fetch(
 
     async def fetch(url: Annotated[str, "Absolute http:// or https:// URL to GET."]) -> ToolResult:
         try:
-            return ToolResult.text(await fetcher.fetch(url))
+            return ToolResult.of_artifact(await fetcher.fetch(url))
         except ToolError as exc:
             return ToolResult.error(str(exc))
 
