@@ -100,9 +100,10 @@ async def hand_written(client: Any, stream: bool) -> str:
         )
 
 
-def open_sides(
-    stream: bool, base_url: str
-) -> tuple[Callable[[], Awaitable[str]], Callable[[], Awaitable[str]], Callable[[], Awaitable[None]]]:
+Run = Callable[[], Awaitable[str]]
+
+
+def open_sides(stream: bool, base_url: str) -> tuple[Run, Run, Callable[[], Awaitable[None]]]:
     """The hand-written run, the agent run and closing both, on their own clients."""
     from google import genai
     from google.genai import types

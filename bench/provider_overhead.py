@@ -42,6 +42,7 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import importlib
 import json
 import os
 import pstats
@@ -571,9 +572,7 @@ class Sides:
 def _gemini_sides() -> Any:
     """The Gemini case (`bench/_gemini_sides.py`, beside this file)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import _gemini_sides
-
-    return _gemini_sides
+    return importlib.import_module("_gemini_sides")
 
 
 def open_sides(wire: str, stream: bool, base_url: str) -> Sides:

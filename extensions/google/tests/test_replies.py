@@ -247,6 +247,7 @@ async def test_a_signed_part_closes_its_block_and_each_call_keeps_its_own_part_f
         TextBlock(text="First.", extra={"google": {"part": {"thoughtSignature": "QQ=="}}}),
         TextBlock(text="Second."),
     )
-    assert isinstance(weather, ToolUseBlock) and isinstance(clock, ToolUseBlock)
+    assert isinstance(weather, ToolUseBlock)
+    assert isinstance(clock, ToolUseBlock)
     assert weather.extra == {"google": {"part": {"thoughtSignature": "Qg=="}, "synthetic_id": True}}
     assert clock.extra == {"google": {"synthetic_id": True}}

@@ -68,7 +68,7 @@ async def test_system_text_and_options_go_where_the_api_reads_them(
     }
     path = server.received[-1].path
     marker = ":streamGenerateContent" if streamed else ":generateContent"
-    assert path == f"/v1/models/gemini-test{marker}"
+    assert path == f"/v1beta/models/gemini-test{marker}"
     assert server.received[-1].query == ("alt=sse" if streamed else "")
     assert server.received[-1].headers["x-goog-api-key"] == "test-key"
 
@@ -341,9 +341,7 @@ async def test_a_document_given_as_text_is_a_text_part_under_its_title(
     assert body["contents"][0]["parts"] == [{"text": "notes.txt\n\nLine one."}]
 
 
-@pytest.mark.parametrize(
-    ("choice", "mode"), [("auto", "AUTO"), ("any", "ANY"), ("none", "NONE")]
-)
+@pytest.mark.parametrize(("choice", "mode"), [("auto", "AUTO"), ("any", "ANY"), ("none", "NONE")])
 async def test_each_tool_choice_is_its_function_calling_mode(
     server: WireServer, make_provider: ProviderMaker, choice: str, mode: str
 ) -> None:

@@ -24,7 +24,9 @@ def chunk(parts: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     return {"candidates": [candidate], **fields}
 
 
-async def streamed(server: WireServer, make_provider: ProviderMaker, *chunks: dict[str, Any]) -> Any:
+async def streamed(
+    server: WireServer, make_provider: ProviderMaker, *chunks: dict[str, Any]
+) -> Any:
     server.enqueue(Reply(events=[sse_data(c) for c in chunks]))
     return await stream_items(make_provider(), REQUEST)
 
@@ -81,11 +83,13 @@ async def test_metadata_and_feedback_of_earlier_chunks_are_kept_to_the_end(
     server: WireServer, make_provider: ProviderMaker
 ) -> None:
     grounding = {"webSearchQueries": ["oslo weather"]}
-    feedback = {"safetyRatings": []}
+    feedback: dict[str, Any] = {"safetyRatings": []}
     items = await streamed(
         server,
         make_provider,
-        chunk([{"text": "Snow"}], candidate={"groundingMetadata": grounding}, promptFeedback=feedback),
+        chunk(
+            [{"text": "Snow"}], candidate={"groundingMetadata": grounding}, promptFeedback=feedback
+        ),
         chunk([{"text": "."}], candidate={"finishReason": "STOP"}),
     )
     final = items[-1]
