@@ -5,12 +5,14 @@ wire, the same blocks read back, the same errors."""
 from __future__ import annotations
 
 import base64
+import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from automata_wire_testing import WireServer, ask, final_response, tool_message
 from automata_wire_testing import gemini as wire
+from automata_wire_testing.fixtures import Providers
 from automata_wire_testing.older_clients import public_aio_only
 from google import genai
 from google.genai import types
@@ -30,6 +32,8 @@ from automata.core.providers import ProviderError
 from automata.google import GoogleProvider
 from automata.google._public import raw_request_problem
 
+from . import test_conformance as conformance
+from . import test_deadlines as deadlines
 from .conftest import MODEL
 
 WEATHER = ToolSpec(
@@ -41,17 +45,24 @@ PublicClient = public_aio_only(genai.Client)
 BOTH = pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 
 
+def public_client(base_url: str, **http: Any) -> genai.Client:
+    """A `PublicClient` (the SDK's client narrowed to its public surface) on `base_url`."""
+    options = types.HttpOptions(base_url=base_url, api_version="v1beta", **http)
+    client: genai.Client = PublicClient(api_key="test-key", http_options=options)
+    return client
+
+
 @pytest.fixture
 async def providers(server: WireServer) -> AsyncIterator[tuple[GoogleProvider, GoogleProvider]]:
     """The direct path and the public path, each on a client of the same settings."""
     http = types.HttpOptions(base_url=server.base_url, api_version="v1beta")
     direct_client = genai.Client(api_key="test-key", http_options=http)
-    public_client = PublicClient(api_key="test-key", http_options=http)
+    narrowed = public_client(server.base_url)
     with pytest.warns(UserWarning, match="calls go through models.generate_content"):
-        public = GoogleProvider(MODEL, client=public_client)
+        public = GoogleProvider(MODEL, client=narrowed)
     direct = GoogleProvider(MODEL, client=direct_client)
     yield direct, public
-    for client in (direct_client, public_client):
+    for client in (direct_client, narrowed):
         await client.aio.aclose()
 
 
@@ -172,3 +183,90 @@ async def test_contents_the_sdks_types_refuse_are_a_provider_error_before_sendin
     with pytest.raises(ProviderError, match="the SDK's types refuse"):
         await public.complete(request)
     assert server.received == []
+
+
+def test_an_api_client_whose_request_methods_changed_is_named() -> None:
+    class ApiClient:
+        async def async_request(self, method: str, url: str, body: object) -> None: ...
+
+        async def async_request_streamed(
+            self, http_method: str, path: str, request_dict: object, http_options: object
+        ) -> None: ...
+
+    class OlderApiClient:
+        async def async_request(
+            self, http_method: str, path: str, request_dict: object, http_options: object
+        ) -> None: ...
+
+    class Aio:
+        def __init__(self, api_client: object) -> None:
+            self._api_client = api_client
+
+    class Client:
+        def __init__(self, api_client: object) -> None:
+            self.aio = Aio(api_client)
+
+    assert raw_request_problem(Client(ApiClient())) == (
+        "ApiClient.async_request takes (method, url, body)"
+    )
+    assert raw_request_problem(Client(OlderApiClient())) == (
+        "OlderApiClient has no async_request_streamed"
+    )
+
+
+async def test_a_passed_in_clients_own_retries_stay_off_on_the_public_path(
+    server: WireServer,
+) -> None:
+    waits: list[float] = []
+
+    async def wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    retries = types.HttpRetryOptions(attempts=4, http_status_codes=[503], initial_delay=0.01)
+    client = public_client(server.base_url, retry_options=retries)
+    with pytest.warns(UserWarning, match="models.generate_content"):
+        provider = GoogleProvider(MODEL, client=client, sleep=wait)
+    server.enqueue(wire.error(503, "busy"), wire.answer(wire.response([{"text": "ok"}])))
+    reply = await provider.complete(REQUEST)
+    await client.aio.aclose()
+    assert reply.message.text == "ok"
+    assert len(server.received) == 2
+    assert len(waits) == 1  # the provider's retry, not the SDK's
+
+
+class TestGooglePublicPathConformance(conformance.TestGoogleConformance):
+    """The provider conformance suite, through `models.generate_content(_stream)`."""
+
+    @pytest.fixture(autouse=True)
+    async def _close_clients(self) -> AsyncIterator[None]:
+        self._clients: list[genai.Client] = []
+        yield
+        for client in self._clients:
+            await client.aio.aclose()
+
+    def new_provider(self, base_url: str) -> GoogleProvider:
+        client = public_client(base_url)
+        self._clients.append(client)
+        with pytest.warns(UserWarning, match="models.generate_content"):
+            return GoogleProvider(MODEL, client=client)
+
+
+class TestGooglePublicPathDeadlines(deadlines.TestGoogleDeadlines):
+    """The deadline suite, through `models.generate_content(_stream)`."""
+
+    @pytest.fixture
+    async def make_provider(
+        self, server: WireServer, sleeps: list[float]
+    ) -> AsyncIterator[Providers[GoogleProvider]]:
+        clients: list[genai.Client] = []
+
+        def build(**options: Any) -> GoogleProvider:
+            clients.append(public_client(server.base_url))
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "GoogleProvider: calls go through")
+                return GoogleProvider(client=clients[-1], **options)
+
+        async with Providers(build, sleeps, model=MODEL) as providers:
+            yield providers
+        for client in clients:
+            await client.aio.aclose()
