@@ -103,16 +103,30 @@ async def hand_written(client: Any, stream: bool) -> str:
 Run = Callable[[], Awaitable[str]]
 
 
-def open_sides(stream: bool, base_url: str) -> tuple[Run, Run, Callable[[], Awaitable[None]]]:
-    """The hand-written run, the agent run and closing both, on their own clients."""
+def open_sides(
+    stream: bool, base_url: str, *, sdk_path: bool = False
+) -> tuple[Run, Run, Callable[[], Awaitable[None]]]:
+    """The hand-written run, the agent run and closing both, on their own clients.
+    `sdk_path`: the provider on a client whose `aio` offers only the SDK's public
+    surface, so through `models.generate_content(_stream)`."""
+    import warnings
+
+    from automata_wire_testing.older_clients import public_aio_only
     from google import genai
     from google.genai import types
 
     from automata.core import Agent, tool
     from automata.google import GoogleProvider
 
-    client = genai.Client(api_key="bench", http_options=types.HttpOptions(base_url=base_url))
-    provider = GoogleProvider(MODEL, api_key="bench", base_url=base_url)
+    http = types.HttpOptions(base_url=base_url)
+    client = genai.Client(api_key="bench", http_options=http)
+    given = public_aio_only(genai.Client)(api_key="bench", http_options=http) if sdk_path else None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "GoogleProvider: calls go through")
+        if given is not None:
+            provider = GoogleProvider(MODEL, client=given)
+        else:
+            provider = GoogleProvider(MODEL, api_key="bench", base_url=base_url)
     # An async tool, like the hand-written loop's direct call (a sync one would run in
     # a worker thread).
     agent = Agent(provider, tools=[tool(async_weather, name="weather")])
@@ -131,5 +145,7 @@ def open_sides(stream: bool, base_url: str) -> tuple[Run, Run, Callable[[], Awai
     async def aclose() -> None:
         await provider.aclose()
         await client.aio.aclose()
+        if given is not None:
+            await given.aio.aclose()  # given to the provider, so not closed by it
 
     return by_hand, by_agent, aclose

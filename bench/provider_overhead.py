@@ -577,7 +577,8 @@ def _gemini_sides() -> Any:
 
 def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
     if wire == "google":
-        return Sides(*_gemini_sides().open_sides(stream, base_url))
+        sdk_path = bool(os.environ.get(SDK_PATH_ENV))
+        return Sides(*_gemini_sides().open_sides(stream, base_url, sdk_path=sdk_path))
     client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
     hand = {"anthropic": hand_anthropic, "openai-responses": hand_responses}.get(wire, hand_openai)
