@@ -5,8 +5,9 @@ Run: uv run python bench/provider_overhead.py [--runs N] [--rounds R]
 One run = one tool call, then a final answer (two model calls and one tool call).
 Both sides use the same official SDK client against the same local server, which runs
 in a child process so that `time.process_time()` in this process counts client CPU
-only. For each wire (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses),
-streaming and not,
+only. For each wire (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses;
+and Gemini's `generateContent` in the `--opcodes` and `--instructions` tables, its
+case in `bench/_gemini_sides.py`), streaming and not,
 the script warms up, then alternates rounds of hand-written runs and agent runs and
 prints CPU per run for each and their ratio (agent / hand-written). Runs alternate one
 by one, so drift in the machine's speed hits both sides alike; each round gives a ratio,
@@ -41,6 +42,7 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import importlib
 import json
 import os
 import pstats
@@ -243,6 +245,7 @@ def serve() -> None:
     server = WireServer(record=False, pace=False)
     server.route("/messages", _reply(_anthropic))
     server.route("/responses", _reply(_openai_responses))
+    _gemini_sides().add_routes(server)
     server.always(_reply(_openai))
     server.start()
     print(server.port, flush=True)
@@ -566,7 +569,16 @@ class Sides:
     aclose: Callable[[], Awaitable[None]]
 
 
+def _gemini_sides() -> Any:
+    """The Gemini case (`bench/_gemini_sides.py`, beside this file)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    return importlib.import_module("_gemini_sides")
+
+
 def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
+    if wire == "google":
+        sdk_path = bool(os.environ.get(SDK_PATH_ENV))
+        return Sides(*_gemini_sides().open_sides(stream, base_url, sdk_path=sdk_path))
     client = make_client(wire, base_url)
     agent, provider = make_agent(wire, base_url)
     hand = {"anthropic": hand_anthropic, "openai-responses": hand_responses}.get(wire, hand_openai)
@@ -783,6 +795,8 @@ ALL_CASES = (
     "openai-stream",
     "openai-responses-complete",
     "openai-responses-stream",
+    "google-complete",
+    "google-stream",
 )
 
 

@@ -80,6 +80,61 @@ async def test_a_model_string_runs_on_a_google_provider_from_the_environment(
     assert isinstance(agent.provider, GoogleProvider)
     assert (await agent.run("hi")).output == "ciao"
     (request,) = server.received
-    assert request.path == "/v1/models/gemini-2.5-flash:generateContent"
+    assert request.path == "/v1beta/models/gemini-2.5-flash:generateContent"
     assert request.headers["x-goog-api-key"] == "key-from-env"
     await agent.provider.aclose()
+
+
+@pytest.mark.parametrize(
+    ("model", "vertexai", "path"),
+    [
+        ("gemini-2.5-flash", False, "models/gemini-2.5-flash"),
+        ("tunedModels/my-tune", False, "tunedModels/my-tune"),
+        ("models/gemini-2.5-pro", False, "models/gemini-2.5-pro"),
+        ("gemini-2.5-flash", True, "publishers/google/models/gemini-2.5-flash"),
+        ("meta/llama-4", True, "publishers/meta/models/llama-4"),
+        ("projects/p/locations/l/endpoints/e", True, "projects/p/locations/l/endpoints/e"),
+    ],
+)
+def test_a_model_is_named_by_the_resource_path_the_sdk_gives_it(
+    model: str, vertexai: bool, path: str
+) -> None:
+    from automata.google._provider import model_path
+
+    assert model_path(model, vertexai=vertexai) == path
+
+
+def test_google_api_key_counts_as_credentials_like_gemini_api_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    provider = GoogleProvider("gemini-2.5-flash", api_key="k")
+    assert not provider.has_credentials(None)
+    monkeypatch.setenv("GOOGLE_API_KEY", "from-env")
+    assert provider.has_credentials(None)
+
+
+@pytest.mark.parametrize(
+    ("version", "env", "prefix"),
+    [(None, None, "/v1beta/"), ("v1", None, "/v1/"), (None, "v1alpha", "/v1alpha/")],
+    ids=["default", "given", "from-env"],
+)
+async def test_the_gemini_api_version_is_v1beta_unless_one_is_named(
+    server: WireServer,
+    monkeypatch: pytest.MonkeyPatch,
+    version: str | None,
+    env: str | None,
+    prefix: str,
+) -> None:
+    if env is None:
+        monkeypatch.delenv("GOOGLE_GENAI_API_VERSION", raising=False)
+    else:
+        monkeypatch.setenv("GOOGLE_GENAI_API_VERSION", env)
+    server.always(wire.answer(_REPLY))
+    provider = GoogleProvider(
+        "gemini-2.5-flash", api_key="k", base_url=server.base_url, api_version=version
+    )
+    async with provider:
+        assert (await Agent(provider).run("hi")).output == "ciao"
+    assert server.received[0].path == f"{prefix}models/gemini-2.5-flash:generateContent"

@@ -24,7 +24,7 @@ class TestGoogleProvider(SDKProviderSuite):
     provider_class = GoogleProvider
     provider_name = "google"
     model = wire.MODEL
-    api_path = "/v1/models/gemini-test:generateContent"
+    api_path = "/v1beta/models/gemini-test:generateContent"
     events_before_content = 0  # the first chunk carries text
     tool_call_stop = "STOP"
     credential_envs = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -34,7 +34,7 @@ class TestGoogleProvider(SDKProviderSuite):
         "or pass GoogleProvider(model, api_key=...)"
     )
     connection_message = (
-        "google: connection to {url}/v1/models/m:generateContent failed: "
+        "google: connection to {url}/v1beta/models/m:generateContent failed: "
         "All connection attempts failed"
     )
     ended_early_message = "google: stream ended before a finishReason"

@@ -211,3 +211,43 @@ async def test_a_rate_limit_without_retry_after_waits_the_errors_retry_delay(
     reply = await make_provider().complete(REQUEST)
     assert reply.message.text == "ok"
     assert sleeps == [3.0]
+
+
+@BOTH
+async def test_a_prompt_blocked_for_any_reason_is_a_content_filter_stop(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    feedback = {"blockReason": "OTHER"}
+    reply = await read(server, make_provider, wire.response([], prompt_feedback=feedback), streamed)
+    assert (reply.stop_reason, reply.raw_stop_reason) == (StopReason.CONTENT_FILTER, "OTHER")
+
+
+@BOTH
+async def test_the_model_version_that_answered_is_the_replys_model(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    body = wire.response([{"text": "hi"}], model="gemini-2.5-flash-preview-05-20")
+    reply = await read(server, make_provider, body, streamed)
+    assert reply.model == "gemini-2.5-flash-preview-05-20"
+
+
+@BOTH
+async def test_a_signed_part_closes_its_block_and_each_call_keeps_its_own_part_fields(
+    server: WireServer, make_provider: ProviderMaker, streamed: bool
+) -> None:
+    parts: list[dict[str, Any]] = [
+        {"text": "First.", "thoughtSignature": "QQ=="},
+        {"text": "Second."},
+        {"functionCall": {"name": "weather", "args": {}}, "thoughtSignature": "Qg=="},
+        {"functionCall": {"name": "clock", "args": {}}},
+    ]
+    reply = await read(server, make_provider, wire.response(parts), streamed)
+    first, second, weather, clock = reply.message.content
+    assert (first, second) == (
+        TextBlock(text="First.", extra={"google": {"part": {"thoughtSignature": "QQ=="}}}),
+        TextBlock(text="Second."),
+    )
+    assert isinstance(weather, ToolUseBlock)
+    assert isinstance(clock, ToolUseBlock)
+    assert weather.extra == {"google": {"part": {"thoughtSignature": "Qg=="}, "synthetic_id": True}}
+    assert clock.extra == {"google": {"synthetic_id": True}}

@@ -20,6 +20,7 @@ from automata.core import (
     OutputSchema,
     RawBlock,
     TextBlock,
+    ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
     tool,
@@ -67,7 +68,7 @@ async def test_system_text_and_options_go_where_the_api_reads_them(
     }
     path = server.received[-1].path
     marker = ":streamGenerateContent" if streamed else ":generateContent"
-    assert path == f"/v1/models/gemini-test{marker}"
+    assert path == f"/v1beta/models/gemini-test{marker}"
     assert server.received[-1].query == ("alt=sse" if streamed else "")
     assert server.received[-1].headers["x-goog-api-key"] == "test-key"
 
@@ -275,3 +276,107 @@ async def test_raw_server_tool_parts_go_back_as_they_came_and_others_are_left_ou
     )
     body = await sent(server, make_provider, request)
     assert body["contents"][1] == {"role": "model", "parts": [code, result, {"text": "4"}]}
+
+
+async def test_results_go_back_in_the_order_of_the_calls_whatever_order_they_came_in(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    first = ToolUseBlock(id="fc_1", name="weather", input={"city": "Oslo"})
+    second = ToolUseBlock(id="fc_2", name="clock", input={"city": "Oslo"})
+    request = ask(
+        Message.user("Oslo?"),
+        Message.assistant([first, second]),
+        Message(
+            role="tool",
+            content=(
+                ToolResultBlock(tool_use_id="fc_2", content=(TextBlock(text="noon"),)),
+                ToolResultBlock(tool_use_id="fc_1", content=(TextBlock(text="snow"),)),
+            ),
+        ),
+    )
+    body = await sent(server, make_provider, request)
+    assert [p["functionResponse"]["id"] for p in body["contents"][2]["parts"]] == ["fc_1", "fc_2"]
+
+
+async def test_images_a_tool_returned_follow_its_function_response(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    call = ToolUseBlock(id="fc_1", name="snapshot", input={})
+    png = b"\x89PNG\r\n"
+    request = ask(
+        Message.user("Look."),
+        Message.assistant([call]),
+        tool_message("fc_1", TextBlock(text="taken"), ImageBlock(media_type="image/png", data=png)),
+    )
+    body = await sent(server, make_provider, request)
+    assert body["contents"][2]["parts"] == [
+        {"functionResponse": {"name": "snapshot", "response": {"output": "taken"}, "id": "fc_1"}},
+        {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png).decode()}},
+    ]
+
+
+async def test_a_later_system_message_is_user_text_merged_with_the_user_turn_beside_it(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    request = ask(
+        Message.user("hi"),
+        Message.assistant("hello"),
+        Message.system("Now answer formally."),
+        Message.user("how are you?"),
+    )
+    body = await sent(server, make_provider, request)
+    assert body["contents"] == [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {"role": "model", "parts": [{"text": "hello"}]},
+        {"role": "user", "parts": [{"text": "Now answer formally."}, {"text": "how are you?"}]},
+    ]
+    assert "systemInstruction" not in body
+
+
+async def test_a_document_given_as_text_is_a_text_part_under_its_title(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    doc = DocumentBlock(media_type="text/plain", text="Line one.", title="notes.txt")
+    body = await sent(server, make_provider, ask(Message.user([doc])))
+    assert body["contents"][0]["parts"] == [{"text": "notes.txt\n\nLine one."}]
+
+
+@pytest.mark.parametrize(("choice", "mode"), [("auto", "AUTO"), ("any", "ANY"), ("none", "NONE")])
+async def test_each_tool_choice_is_its_function_calling_mode(
+    server: WireServer, make_provider: ProviderMaker, choice: str, mode: str
+) -> None:
+    request = ask(Message.user("hi"), tools=(WEATHER,), options=CallOptions(tool_choice=choice))
+    body = await sent(server, make_provider, request)
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": mode}}
+
+
+async def test_a_zero_thinking_budget_turns_thinking_off_without_asking_for_thoughts(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    body = await sent(
+        server, make_provider, ask(Message.user("hi"), options=CallOptions(thinking_budget=0))
+    )
+    assert body["generationConfig"] == {"thinkingConfig": {"thinkingBudget": 0}}
+
+
+async def test_provider_settings_fill_what_a_call_leaves_unset(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    safety = {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}
+    body = await sent(
+        server, make_provider, ask(Message.user("hi")), max_tokens=300, safety_settings=[safety]
+    )
+    assert body["safetySettings"] == [safety]
+    assert body["generationConfig"] == {"maxOutputTokens": 300}
+
+
+async def test_a_signature_read_on_a_text_part_goes_back_on_it(
+    server: WireServer, make_provider: ProviderMaker
+) -> None:
+    signed = TextBlock(text="4", extra={"google": {"part": {"thoughtSignature": "REVG"}}})
+    request = ask(Message.user("2+2?"), Message.assistant([signed]), Message.user("sure?"))
+    body = await sent(server, make_provider, request)
+    assert body["contents"][1] == {
+        "role": "model",
+        "parts": [{"text": "4", "thoughtSignature": "REVG"}],
+    }

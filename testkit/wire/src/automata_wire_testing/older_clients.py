@@ -12,6 +12,11 @@ subclass that keeps what each call of its `post` was asked for (`PostCall`: the 
 the class the reply is cast to, streaming or not) in its class's `posts`, shared by
 the copies `with_options` makes (`posts_of(client)`), and forwards it as it came:
 how a test sees which way a provider's call went out.
+
+`public_aio_only(genai.Client)` is a user's subclass of a `google-genai` client class
+whose `aio` offers only the SDK's public surface (`models`, `aclose`), without the API
+client the Gemini provider's direct path posts through: the provider warns and goes
+through `models.generate_content` instead.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["PostCall", "posts_of", "recording_posts", "without_raw_post"]
+__all__ = ["PostCall", "posts_of", "public_aio_only", "recording_posts", "without_raw_post"]
 
 C = TypeVar("C")
 
@@ -72,3 +77,32 @@ def posts_of(client: object) -> list[PostCall]:
     """The posts a client of a `recording_posts` class (or a copy of it) made."""
     posts: list[PostCall] = type(client).posts  # type: ignore[attr-defined]
     return posts
+
+
+class _PublicAio:
+    """A client's `aio`, narrowed to what the SDK documents: `models` and `aclose`."""
+
+    __slots__ = ("_aio", "models")
+
+    def __init__(self, aio: Any) -> None:
+        self._aio = aio
+        self.models = aio.models
+
+    async def aclose(self) -> None:
+        await self._aio.aclose()
+
+
+def public_aio_only(client_class: type[C]) -> type[C]:
+    """A subclass of `client_class` (a `google.genai.Client`) whose `aio` is the
+    client's own async surface narrowed to `models` and `aclose` (one wrapper per
+    client, so the SDK's async client and its connections are the client's own)."""
+
+    def aio(self: Any) -> _PublicAio:
+        narrowed: _PublicAio | None = self.__dict__.get("_public_aio")
+        if narrowed is None:
+            narrowed = self.__dict__["_public_aio"] = _PublicAio(super(public, self).aio)
+        return narrowed
+
+    public: Any = type(f"Public{client_class.__name__}", (client_class,), {"aio": property(aio)})
+    public.__doc__ = f"A `{client_class.__name__}` whose `aio` offers only `models` and `aclose`."
+    return public  # type: ignore[no-any-return]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import AsyncIterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Final, Unpack
@@ -22,7 +23,7 @@ from automata.core.providers import (
     SDKProvider,
     cap_reply_size,
 )
-from automata.google import _catalog
+from automata.google import _catalog, _public
 from automata.google._errors import vendor_error
 from automata.google._reading import not_a_reply, response_from
 from automata.google._stream import STREAM_END, StreamAssembler
@@ -34,6 +35,11 @@ __all__ = ["DEFAULT_EMBEDDING_MODEL", "GoogleProvider"]
 
 DEFAULT_EMBEDDING_MODEL: Final = "gemini-embedding-001"
 _KEY_ENVS: Final = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+GEMINI_API_VERSION: Final = "v1beta"
+"""The Gemini API version a client the provider builds speaks (the SDK's own default is
+`v1`): the version whose reference documents every field the provider sends and reads
+(`thoughtSignature`, `parametersJsonSchema`, `responseJsonSchema`, `thinkingConfig`,
+the server-side tools)."""
 _NO_RETRIES: Final = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1))
 """Per call, for a client passed in: the SDK's own retries off, the client unchanged."""
 
@@ -108,7 +114,16 @@ class GoogleProvider(SDKProvider[Any]):
     `models.generate_content` posts it (the same URL, authentication and headers, on
     either platform), and the reply's JSON is read straight into blocks, without the
     SDK's request and response models: what the server sent (thought signatures
-    included) is what goes back.
+    included) is what goes back. A client whose `aio` lacks that API client (or whose
+    `async_request` takes other parameters) goes through the public
+    `models.generate_content` and `generate_content_stream` instead, with a
+    `UserWarning`: the same bytes on the wire and the same blocks read back (see
+    `automata.google._public`).
+
+    On the Gemini API a client the provider builds speaks `api_version` (default
+    `GEMINI_API_VERSION`, `v1beta`, unless `GOOGLE_GENAI_API_VERSION` names another);
+    on Vertex AI the SDK's own default (`v1beta1`) unless `api_version` is given. A
+    passed-in client keeps its own.
 
     It is also a `ModelCatalog` (`list_models`, `get_model`) and an `Embedder`
     (`embed`, with `embedding_model` unless a call names one), through the SDK's own
@@ -140,6 +155,7 @@ class GoogleProvider(SDKProvider[Any]):
         url_context: bool = False,
         safety_settings: Sequence[Mapping[str, str]] = (),
         embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        api_version: str | None = None,
         **options: Unpack[SDKOptions],
     ) -> None:
         if max_tokens is not None and max_tokens < 1:
@@ -153,7 +169,18 @@ class GoogleProvider(SDKProvider[Any]):
             "credentials": credentials,
         }
         self._http_client: httpx2.AsyncClient | None = None
+        self._api_version = api_version
         super().__init__(model, client=client, **options)
+        problem = _public.raw_request_problem(self.client)
+        if problem is not None:
+            warnings.warn(
+                f"GoogleProvider: calls go through models.generate_content: {problem}",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.posts_raw = problem is None
+        """Whether calls post through the client's API client (else through the SDK's
+        public `models.generate_content` and `generate_content_stream`)."""
         self.vertexai = bool(self.client.vertexai)
         """Whether calls go to Vertex AI (else the Gemini API)."""
         self._paths = (
@@ -185,7 +212,10 @@ class GoogleProvider(SDKProvider[Any]):
         """A `genai.Client` for the Gemini API or Vertex AI, its SDK retries off, its
         replies read through an `httpx2.AsyncClient` capped at `max_reply_bytes` (the
         provider closes both)."""
-        http = types.HttpOptions(base_url=base_url)
+        version = self._api_version
+        if version is None and not self._vertex["vertexai"]:
+            version = os.environ.get("GOOGLE_GENAI_API_VERSION") or GEMINI_API_VERSION
+        http = types.HttpOptions(base_url=base_url, api_version=version)
         if timeout is not None:
             http.timeout = int(timeout * 1000)
         if self.max_reply_bytes is not None:
@@ -222,13 +252,16 @@ class GoogleProvider(SDKProvider[Any]):
         """One whole reply: the body built from `request`, posted to
         `...:generateContent`, its JSON read into blocks."""
         body = self.call_params(request)
-        send = partial(
-            self.client.aio._api_client.async_request,
-            "post",
-            self._paths[0],
-            body,
-            self._call_options,
-        )
+        if self.posts_raw:
+            send: Any = partial(
+                self.client.aio._api_client.async_request,
+                "post",
+                self._paths[0],
+                body,
+                self._call_options,
+            )
+        else:
+            send = partial(_public.generate, self.client, self.model, body, self._call_options)
         return await self.call_reply(request.options, send, _read_reply)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
@@ -238,7 +271,9 @@ class GoogleProvider(SDKProvider[Any]):
         body = self.call_params(request)
         return self.stream_reply(request.options, partial(self._open, body), StreamAssembler)
 
-    async def _open(self, body: dict[str, Any]) -> _Chunks:
+    async def _open(self, body: dict[str, Any]) -> _Chunks | _public.ModelChunks:
+        if not self.posts_raw:
+            return await _public.open_stream(self.client, self.model, body, self._call_options)
         chunks = await self.client.aio._api_client.async_request_streamed(
             "post", self._paths[1], body, self._call_options
         )

@@ -275,7 +275,10 @@ def _tool_config(choice: str) -> dict[str, Any]:
 def build_body(request: ModelRequest, settings: WireSettings) -> dict[str, Any]:
     """The `generateContent` JSON body for `request`."""
     system, contents = convert_messages(request.messages)
-    body: dict[str, Any] = {"contents": contents}
+    config: dict[str, Any] = {}
+    # `generationConfig` second, and always: where `models.generate_content` puts it,
+    # so that the SDK's public path sends these very bytes (see `_public.py`).
+    body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if system:
         body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
     tools = settings.server_tools.wire()
@@ -288,7 +291,6 @@ def build_body(request: ModelRequest, settings: WireSettings) -> dict[str, Any]:
         body["toolConfig"] = _tool_config(options.tool_choice)
     if settings.safety_settings:
         body["safetySettings"] = [dict(s) for s in settings.safety_settings]
-    config: dict[str, Any] = {}
     max_tokens = options.max_tokens if options.max_tokens is not None else settings.max_tokens
     if max_tokens is not None:
         config["maxOutputTokens"] = max_tokens
@@ -304,6 +306,4 @@ def build_body(request: ModelRequest, settings: WireSettings) -> dict[str, Any]:
     if request.output_schema is not None:
         config["responseMimeType"] = "application/json"
         config["responseJsonSchema"] = dict(request.output_schema.schema)
-    if config:
-        body["generationConfig"] = config
     return body
