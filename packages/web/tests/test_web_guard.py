@@ -15,7 +15,8 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from web_guard import (
+
+from automata.web import (
     MAX_BODY_BYTES,
     GuardPolicy,
     RequestRefused,
@@ -24,7 +25,7 @@ from web_guard import (
     refusal,
     required_string,
 )
-from web_guard.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
+from automata.web.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
 
 
 class Recorder:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from web_guard._errors import (
+from automata.web._errors import (
     BodyTooLarge,
     CrossOriginRefused,
     HostNotAllowed,
@@ -14,11 +14,11 @@ from web_guard._errors import (
     UnsupportedMediaType,
     refusal,
 )
-from web_guard._policy import GuardPolicy
+from automata.web._policy import GuardPolicy
 
 __all__ = ["POLICY_SCOPE_KEY", "WebGuard"]
 
-POLICY_SCOPE_KEY = "web_guard.policy"
+POLICY_SCOPE_KEY = "automata.web.policy"
 """Where `WebGuard` leaves its policy in a request's scope (`read_json_object` reads
 its bounds there, and refuses to read a body no guard bounds)."""
 
