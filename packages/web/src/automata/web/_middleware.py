@@ -35,7 +35,7 @@ class WebGuard:
 
     In this order, each refusal answered with JSON `{"error", "message"}`:
 
-    1. the Host header must name this server (`policy.hosts`): else 400
+    1. the Host header must name this server (`policy.hosts`), once: else 400
        `HostNotAllowed`;
     2. a state-changing request (any method but GET, HEAD and OPTIONS, and a GET of
        `policy.guarded_paths`) with an `Origin` must come from the server's own origin
@@ -84,7 +84,7 @@ class WebGuard:
 
     def _check(self, scope: Scope) -> None:
         headers = Headers(scope=scope)
-        host = headers.get("host", "")
+        host = _single(headers, "host", HostNotAllowed) or ""
         if not self.policy.allows_host(host):
             raise HostNotAllowed(f"this server does not answer to the host {host!r}")
         method = scope["method"]
