@@ -58,6 +58,7 @@ OUR_NAMES = frozenset(
         "automata-ai-temporal",
         "automata-ai-ui",
         "automata-ai-a2a",
+        "automata-ai-web",
     }
 )
 """Every distribution name this repository publishes or plans to."""

@@ -595,5 +595,5 @@ def test_a_name_we_published_is_ours_whatever_urls_its_project_lists(
 def test_every_planned_distribution_name_is_pinned(script: ModuleType) -> None:
     names = sys.modules["_names"]
     planned = "core tools anthropic openai google tavily threads workflow postgres eval acp mcp"
-    planned += " temporal ui prices a2a"
+    planned += " temporal ui prices a2a web"
     assert {f"automata-ai-{n}" for n in planned.split()} == names.OUR_NAMES

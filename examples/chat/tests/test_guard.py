@@ -13,7 +13,8 @@ import httpx
 from automata_browser_testing import serve_directory
 from chat.process import ChatProcess
 from playwright.sync_api import BrowserContext
-from web_guard.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
+
+from automata.web.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
 
 ATTACK_PAGE = """<!doctype html>
 <title>another site</title>

@@ -12,11 +12,11 @@ import httpx
 import pytest
 from automata_wire_testing import serving
 from threads_server import create_app
-from web_guard.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
 
 from automata.core import Agent
 from automata.core.testing import ScriptedProvider
 from automata.threads import AgentRequest, Host, SQLiteStore
+from automata.web.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
 
 EVIL = "http://evil.example"
 

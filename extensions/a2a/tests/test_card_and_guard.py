@@ -8,9 +8,10 @@ import pytest
 from a2a.client import A2ACardResolver
 from a2a.types import AgentSkill
 
-from automata.a2a import GuardPolicy, agent_card
+from automata.a2a import agent_card
 from automata.core import Agent, InvalidArgumentError, tool
 from automata.core.testing import ScriptedProvider
+from automata.web import GuardPolicy
 
 from .processes import CARD_PATH, ServerProcess
 
@@ -69,6 +70,13 @@ def test_a_post_from_another_sites_page_is_refused(approval: str) -> None:
     assert cross_site.status_code == 403
 
 
+def test_a_post_that_is_not_json_is_refused_before_the_sdk_reads_it(approval: str) -> None:
+    """A cross-site form or a `text/plain` fetch, which needs no CORS preflight."""
+    plain = httpx.post(approval, content=b"{}", headers={"content-type": "text/plain"})
+    assert (plain.status_code, plain.json()["error"]) == (415, "UnsupportedMediaType")
+    assert plain.headers["x-content-type-options"] == "nosniff"
+
+
 def test_a_body_over_the_bound_is_refused_before_it_is_read(approval: str) -> None:
     response = _post(approval, b"[" + b" " * (1 << 20) + b"]")
     assert (response.status_code, response.json()["error"]) == (413, "BodyTooLarge")
@@ -83,7 +91,7 @@ def test_a_post_from_the_servers_own_origin_reaches_the_sdk(approval: str) -> No
 
 
 def test_a_policy_accepts_the_names_it_is_given_besides_loopback() -> None:
-    policy = GuardPolicy.allowing(["agents.internal"])
+    policy = GuardPolicy.for_bind("127.0.0.1", allow_hosts=["agents.internal"])
     assert policy.allows_host("agents.internal:8000")
     assert policy.allows_host("[::1]:8000")
     assert not policy.allows_host("evil.example")

@@ -14,7 +14,7 @@ used as they are; this app adds the page and what a chat client needs besides:
     POST /threads/{id}/retry             {"request_key"}
     POST /threads/{id}/queue/cancel      {"request_key", "turn_id"}
 
-The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host header that is
+The app runs behind `automata.web.WebGuard` (packages/web): a Host header that is
 not one of the server's names, a POST from a page of another origin, a body that is
 not JSON and one over the body limit (1 MiB by default) are refused before a route
 runs, and a malformed body is answered 400 with the reason. The page is served with a
@@ -47,7 +47,6 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from threads_server import create_app, json_errors, read_json
-from web_guard import GuardPolicy, WebGuard, required_string
 
 from automata.threads import (
     AgentFactory,
@@ -57,6 +56,7 @@ from automata.threads import (
     ThreadPage,
     ThreadService,
 )
+from automata.web import GuardPolicy, WebGuard, required_string
 
 __all__ = ["PAGE_POLICY", "STATIC", "create_chat_app", "page_data"]
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from types import FrameType
 
 import uvicorn
-from web_guard import GuardPolicy
 
 from automata.threads import Host
+from automata.web import GuardPolicy
 from chat.agents import choose_factory
 from chat.app import create_chat_app
 from chat.store import open_store

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 import uvicorn
-from web_guard import GuardPolicy
 
+from automata.web import GuardPolicy
 from sse_server.app import MAX_RUNS, create_app
 from sse_server.demo import demo_agent
 

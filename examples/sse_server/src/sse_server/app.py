@@ -8,8 +8,8 @@ output. The stream is read inside `async with`, so a browser that goes away (the
 request is cancelled) cancels the run and its tools. `GET /` serves a small page that
 renders the views.
 
-A run costs model calls, so it is bounded: the app runs behind `web_guard.WebGuard`
-(examples/web_guard), which refuses a Host header that is not one of the server's
+A run costs model calls, so it is bounded: the app runs behind `automata.web.WebGuard`
+(packages/web), which refuses a Host header that is not one of the server's
 names and a `GET /runs` from a page of another origin (403); at most `max_runs` runs
 stream at once (beyond that 503 `ServerBusy`, with `Retry-After`), and a task is at
 most `max_task_chars` characters (400).
@@ -28,9 +28,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
-from web_guard import BadRequest, GuardPolicy, ServerBusy, WebGuard, refusal
 
 from automata.core import Agent, AgentView, AutomataError, RunError, StreamAccumulator, Usage
+from automata.web import BadRequest, GuardPolicy, ServerBusy, WebGuard, refusal
 from sse_server.demo import demo_agent
 
 __all__ = [

@@ -17,7 +17,7 @@ that reconnects just takes it).
 Errors are JSON `{"error": <type>, "message": ...}`: 400 for a malformed request (with
 the reason) or a page past its bound, 404 for an unknown thread or item, 409 for a
 request key reused with other input or a thread in the wrong state, 503 while the host
-shuts down. The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host it
+shuts down. The app runs behind `automata.web.WebGuard` (packages/web): a Host it
 is not, a state-changing request from another origin, a body that is not JSON and one
 over the body limit (1 MiB by default) are refused before a route runs.
 """
@@ -34,16 +34,6 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from web_guard import (
-    BadRequest,
-    GuardPolicy,
-    RequestRefused,
-    WebGuard,
-    optional_string,
-    read_json_object,
-    refusal,
-    required_string,
-)
 
 from automata.core import InvalidArgumentError
 from automata.threads import (
@@ -57,6 +47,16 @@ from automata.threads import (
     ThreadStateError,
 )
 from automata.threads import Host as ThreadHost
+from automata.web import (
+    BadRequest,
+    GuardPolicy,
+    RequestRefused,
+    WebGuard,
+    optional_string,
+    read_json_object,
+    refusal,
+    required_string,
+)
 
 __all__ = ["BadRequest", "create_app", "json_errors", "read_json"]
 
@@ -101,7 +101,7 @@ def json_errors(
 
 
 async def read_json(request: Request, *fields: str) -> dict[str, Any]:
-    """The request's JSON object body (`web_guard.read_json_object`), each of `fields`
+    """The request's JSON object body (`automata.web.read_json_object`), each of `fields`
     in it a non-empty string; `BadRequest` with the reason when it is not."""
     body = await read_json_object(request)
     for name in fields:

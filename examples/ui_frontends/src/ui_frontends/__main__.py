@@ -11,8 +11,8 @@ import sys
 from collections.abc import Sequence
 
 import uvicorn
-from web_guard import GuardPolicy
 
+from automata.web import GuardPolicy
 from ui_frontends.app import create_app
 from ui_frontends.demo import APPROVAL_REQUIRED, demo_agent
 

@@ -7,7 +7,7 @@ endpoints they call, on one agent.
     POST /api/chat         the UI message stream (`useChat` posts here)
     POST /api/agent        AG-UI events (an `HttpAgent` posts here)
 
-The app runs behind `web_guard.WebGuard` (examples/web_guard): a Host header that is
+The app runs behind `automata.web.WebGuard` (packages/web): a Host header that is
 not one of the server's names, a POST from a page of another origin, a body that is
 not JSON or is over the bound (1 MiB) are refused before a route runs. The pages are
 served with the chat example's Content-Security-Policy (`chat.app.PAGE_POLICY`):
@@ -30,10 +30,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
-from web_guard import GuardPolicy, WebGuard
 
 from automata.core import Agent
 from automata.ui import agui_stream, ui_message_stream
+from automata.web import GuardPolicy, WebGuard
 
 __all__ = ["EXAMPLE", "FRONT_ENDS", "create_app"]
 

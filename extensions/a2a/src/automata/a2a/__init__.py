@@ -3,7 +3,8 @@ Agent2Agent protocol with the official `a2a-sdk`, and call remote A2A agents as 
 
 `a2a_app(agent, card=agent_card(agent, url=...))` is an ASGI app answering A2A
 JSON-RPC, its agent card at `/.well-known/agent-card.json`; `A2AAgent(url)` is a tool
-that sends a task to a remote A2A agent. See docs/protocols.md.
+that sends a task to a remote A2A agent. The app runs behind `automata.web.WebGuard`;
+its `policy` is an `automata.web.GuardPolicy`. See docs/protocols.md.
 """
 
 from automata.a2a._app import a2a_app
@@ -21,7 +22,6 @@ from automata.a2a._executor import (
     AgentTarget,
     AgentTaskExecutor,
 )
-from automata.a2a._guard import LOOPBACK_HOSTS, MAX_BODY_BYTES, GuardPolicy, LocalGuard
 from automata.a2a._remote import A2AAgent
 from automata.a2a._task_events import (
     ANSWER_ARTIFACT,
@@ -36,16 +36,12 @@ __all__ = [
     "ANSWER_ARTIFACT",
     "APPROVING_WORDS",
     "DEFAULT_MAX_CONTEXTS",
-    "LOOPBACK_HOSTS",
-    "MAX_BODY_BYTES",
     "METADATA_KEY",
     "A2AAgent",
     "A2AError",
     "AgentFactory",
     "AgentTarget",
     "AgentTaskExecutor",
-    "GuardPolicy",
-    "LocalGuard",
     "RemoteAgentUnavailableError",
     "RemoteInputRequiredError",
     "RemoteProtocolError",

@@ -17,8 +17,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from automata.a2a._executor import AgentTarget, AgentTaskExecutor
-from automata.a2a._guard import GuardPolicy, LocalGuard
 from automata.core import ArgumentTypeError
+from automata.web import GuardPolicy, WebGuard
 
 __all__ = ["a2a_app"]
 
@@ -46,10 +46,11 @@ def a2a_app(
     `DatabaseTaskStore`, for tasks that outlive the process). `lifespan` is entered
     when the server starts and left when it stops (a `ThreadTaskExecutor`'s `opened`).
 
-    Every request passes a `LocalGuard` with `policy` first: by default only the
-    loopback host names are answered, posts from another site's page are refused and
-    bodies are bounded to 1 MiB. Raises `ArgumentTypeError` for a `target` that is
-    neither an agent, a factory nor an executor."""
+    Every request passes an `automata.web.WebGuard` with `policy` first: by default
+    only the loopback host names are answered, posts from another site's page are
+    refused, a post must be `application/json` and bodies are bounded to 1 MiB.
+    Raises `ArgumentTypeError` for a `target` that is neither an agent, a factory nor
+    an executor."""
     if isinstance(target, AgentExecutor):
         executor = target
     elif callable(target) or hasattr(target, "session"):
@@ -79,6 +80,6 @@ def a2a_app(
 
     return Starlette(
         routes=routes,
-        middleware=[Middleware(LocalGuard, policy=policy)],
+        middleware=[Middleware(WebGuard, policy=policy)],
         lifespan=serving,
     )

@@ -4,6 +4,7 @@ page and a careless client would."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,7 +16,9 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from web_guard import (
+from starlette.types import Message
+
+from automata.web import (
     MAX_BODY_BYTES,
     GuardPolicy,
     RequestRefused,
@@ -24,7 +27,7 @@ from web_guard import (
     refusal,
     required_string,
 )
-from web_guard.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
+from automata.web.testing import JSON_HEADERS, MALFORMED_BODIES, encoded, malformed_fields
 
 
 class Recorder:
@@ -90,6 +93,28 @@ async def test_the_loopback_names_are_the_default_hosts(host: str) -> None:
     async with serving(Recorder().app) as client:
         response = await client.get("/notes", headers={"host": host})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("hosts", [["127.0.0.1", "evil.example"], ["evil.example", "127.0.0.1"]])
+async def test_a_request_with_two_host_headers_is_refused(hosts: list[str]) -> None:
+    """No check reads the loopback copy while the app reads another site's. uvicorn's
+    h11 parser refuses a repeated Host itself (and httpx will not send one), but other
+    servers pass it on, so the guard is called as those servers call it."""
+    recorder = Recorder()
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    headers = [(b"host", host.encode()) for host in hosts]
+    scope = {"type": "http", "method": "GET", "path": "/notes", "headers": headers}
+    await recorder.app({**scope, "query_string": b"", "app": recorder.app}, receive, send)
+    start, body = sent[0], json.loads(sent[-1]["body"])
+    assert (start["status"], body["error"]) == (400, "HostNotAllowed")
+    assert "host" in body["message"]
 
 
 def test_a_policy_for_a_bound_address_adds_it_and_the_allowed_names_but_no_wildcard() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from web_guard._errors import (
+from automata.web._errors import (
     BodyTooLarge,
     CrossOriginRefused,
     HostNotAllowed,
@@ -14,11 +14,11 @@ from web_guard._errors import (
     UnsupportedMediaType,
     refusal,
 )
-from web_guard._policy import GuardPolicy
+from automata.web._policy import GuardPolicy
 
 __all__ = ["POLICY_SCOPE_KEY", "WebGuard"]
 
-POLICY_SCOPE_KEY = "web_guard.policy"
+POLICY_SCOPE_KEY = "automata.web.policy"
 """Where `WebGuard` leaves its policy in a request's scope (`read_json_object` reads
 its bounds there, and refuses to read a body no guard bounds)."""
 
@@ -35,7 +35,7 @@ class WebGuard:
 
     In this order, each refusal answered with JSON `{"error", "message"}`:
 
-    1. the Host header must name this server (`policy.hosts`): else 400
+    1. the Host header must name this server (`policy.hosts`), once: else 400
        `HostNotAllowed`;
     2. a state-changing request (any method but GET, HEAD and OPTIONS, and a GET of
        `policy.guarded_paths`) with an `Origin` must come from the server's own origin
@@ -84,7 +84,7 @@ class WebGuard:
 
     def _check(self, scope: Scope) -> None:
         headers = Headers(scope=scope)
-        host = headers.get("host", "")
+        host = _single(headers, "host", HostNotAllowed) or ""
         if not self.policy.allows_host(host):
             raise HostNotAllowed(f"this server does not answer to the host {host!r}")
         method = scope["method"]

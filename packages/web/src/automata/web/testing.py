@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from web_guard._policy import MAX_JSON_DEPTH
+from automata.web._policy import MAX_JSON_DEPTH
 
 __all__ = ["JSON_HEADERS", "MALFORMED_BODIES", "encoded", "malformed_fields"]
 

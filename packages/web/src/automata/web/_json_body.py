@@ -8,9 +8,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from web_guard._errors import BadRequest
-from web_guard._middleware import POLICY_SCOPE_KEY
-from web_guard._policy import GuardPolicy
+from automata.web._errors import BadRequest
+from automata.web._middleware import POLICY_SCOPE_KEY
+from automata.web._policy import GuardPolicy
 
 __all__ = ["optional_string", "read_json_object", "required_string"]
 
