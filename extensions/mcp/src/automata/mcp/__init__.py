@@ -25,6 +25,7 @@ from automata.mcp._progress import MCPProgress, ProgressHandler
 from automata.mcp._serve import serve_stdio, serve_tools, streamable_http_app
 from automata.mcp._server import MCPServer
 from automata.mcp._tool import MCPTool
+from automata.mcp._tool_server import MCPToolServer
 
 __all__ = [
     "Elicitation",
@@ -40,6 +41,7 @@ __all__ = [
     "MCPServer",
     "MCPTool",
     "MCPToolError",
+    "MCPToolServer",
     "ProgressHandler",
     "approve_elicitations",
     "serve_stdio",
