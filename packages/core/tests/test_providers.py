@@ -335,3 +335,69 @@ def test_a_vendor_that_writes_neither_the_calls_nor_their_hooks_is_refused() -> 
         "Can't instantiate Half without send, new_assembler: the base's complete and "
         "stream call them (or write complete and stream on the base's helpers)"
     )
+
+
+# --- retries made visible (docs/loop.md L99) ------------------------------------------
+
+
+async def test_a_whole_reply_carries_how_many_failed_attempts_were_repeated() -> None:
+    """L99: a whole reply carries its retries."""
+    provider = acme(AcmeError(529, "busy"), AcmeError(429, "slow"), "ok")
+    response = await provider.complete(REQUEST)
+    assert (response.message.text, response.retries) == ("ok", 2)
+
+
+async def test_a_streamed_reply_carries_the_retries_before_its_first_delta() -> None:
+    """L99: a streamed reply carries the retries before its first delta."""
+    provider = acme(AcmeError(529, "busy"), ["ok", "."])
+    final = [item async for item in provider.stream(REQUEST)][-1]
+    assert isinstance(final, ModelResponse)
+    assert final.retries == 1
+
+
+async def test_a_failure_after_a_delta_carries_the_retries_made_before_it() -> None:
+    """L99: an error after content carries the retries made before it."""
+    provider = acme(AcmeError(529, "busy"), ["one", AcmeError(529, "busy")])
+    texts, error = await texts_until_error(provider)
+    assert (texts, error.retries) == (["one"], 1)
+
+
+async def test_the_last_error_of_spent_retries_carries_them_and_a_final_one_none() -> None:
+    """L99: the error of spent retries carries them; a final error none."""
+    spent = acme(AcmeError(529, "a"), AcmeError(529, "b"), AcmeError(529, "c"))
+    with pytest.raises(ProviderError) as caught:
+        await spent.complete(REQUEST)
+    assert (str(caught.value), caught.value.retries) == ("acme: 529 acme_error: c", 2)
+    final = acme(AcmeError(400, "bad"))
+    with pytest.raises(ProviderError) as refused:
+        await final.complete(REQUEST)
+    assert refused.value.retries == 0
+
+
+async def test_each_retry_is_an_event_on_the_span_current_during_the_call() -> None:
+    """L99: each retry is an `automata.retry` event on the call's span."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider = acme(AcmeError(529, "busy"), KeyError("choices"), "never")
+    tracer = tracer_provider.get_tracer("test")
+    with tracer.start_as_current_span("chat"), pytest.raises(ProviderError):
+        await provider.complete(REQUEST)
+    (span,) = exporter.get_finished_spans()
+    events = [(event.name, dict(event.attributes or {})) for event in span.events]
+    assert events == [
+        (
+            "automata.retry",
+            {
+                "automata.retry.number": 1,
+                "automata.retry.delay": events[0][1]["automata.retry.delay"],
+                "error.type": "ProviderError",
+                "http.response.status_code": 529,
+            },
+        )
+    ]
+    assert 0 <= float(events[0][1]["automata.retry.delay"]) <= 0.5  # type: ignore[arg-type]

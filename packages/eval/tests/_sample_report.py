@@ -21,13 +21,14 @@ from automata.eval import (
     Grade,
     JudgeDimension,
     JudgeScore,
-    Reliability,
     RunReport,
     Scorecard,
     ToolCallRecord,
     TrialFailure,
     TrialResult,
+    reliability,
 )
+from automata.eval._reliability import reliability_by_case, reliability_by_model
 
 __all__ = ["sample_report"]
 
@@ -68,6 +69,7 @@ def _trial(
         output_tokens=tokens[1],
         cost=_cost(input_tokens, tokens[1]),
         retries=retries,
+        model="gpt-4o-mini",
         failure=failure,
         error=error,
         output=output,
@@ -362,6 +364,7 @@ def sample_report() -> RunReport:
         repair_rate_interval=(0.300, 0.903),
         total_interval=(73.1, 79.6),
     )
+    all_trials = [trial for result in cases for trial in result.trials]
     return RunReport(
         run_id="2026-12-01T09-30-00-a1b2",
         started_at="2026-12-01T09:30:00Z",
@@ -371,9 +374,9 @@ def sample_report() -> RunReport:
         budgets=Budgets(),
         cases=cases,
         scorecard=card,
-        reliability=Reliability(
-            trials=24, provider_errors=1, retries=2, timeouts=1, cancelled=0, agent_errors=0
-        ),
+        reliability=reliability(all_trials),
+        reliability_by_model=reliability_by_model(all_trials),
+        reliability_by_case=reliability_by_case(cases),
         repeat_totals=(74.2, 76.4, 78.9, 75.1, 77.3),
         judge_agreement=0.875,
     )

@@ -16,6 +16,7 @@ from automata.eval import (
     RunReport,
     Scorecard,
     TrialResult,
+    wilson_interval,
     write_html,
 )
 from automata.eval._html import case_slugs
@@ -285,3 +286,26 @@ def test_the_failures_column_says_why_each_failed_case_failed(tmp_path: Path) ->
         "crashed": "agent_error",
         "fine": "",
     }
+
+
+def test_the_overview_tables_reliability_per_model_and_per_case_with_intervals(
+    tmp_path: Path,
+) -> None:
+    """E21: each model and each case has its counts, rates and Wilson intervals."""
+    report = load_sample_report()
+    html = write_html(report, tmp_path).read_text()
+    tables = {
+        key: re.search(rf'<table class="reliability {key}">(.*?)</table>', html, re.S)
+        for key in ("by-model", "by-case")
+    }
+    by_model, by_case = (match.group(1) if match else "" for match in tables.values())
+    assert by_model.count("<tr>") == 2  # the header and one model
+    assert "<td>gpt-4o-mini</td>" in by_model
+    assert by_case.count("<tr>") == 1 + len(report.cases)
+    flaky = next(g for g in report.reliability_by_case if g.reliability.provider_errors)
+    low, high = wilson_interval(1, 3)
+    row = re.search(rf"<tr><td>{re.escape(flaky.name)}</td>(.*?)</tr>", by_case, re.S)
+    assert row is not None
+    assert f"33.3% [{low * 100:.1f}%, {high * 100:.1f}%]" in row.group(1)
+    attempts = report.reliability.attempts
+    assert f"of {attempts:,} attempts" in html

@@ -310,6 +310,72 @@ class SDKProviderSuite(ABC):
         assert isinstance((await _drain(make_provider()))[-1], ModelResponse)
         assert len(server.received) == 2
 
+    # --- retries made visible (docs/loop.md L99) ---------------------------------------
+
+    async def test_a_reply_after_an_overload_carries_its_one_retry(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.enqueue(self.error(529, "overloaded"), self.answer(_SHORT))
+        response = await make_provider().complete(REQUEST)
+        assert (response.message.text, response.retries) == (_SHORT, 1)
+
+    async def test_a_reply_at_the_first_try_carries_no_retries(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.enqueue(self.answer(_SHORT))
+        assert (await make_provider().complete(REQUEST)).retries == 0
+
+    async def test_a_streamed_reply_after_a_rate_limit_carries_its_one_retry(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.enqueue(self.error(429, "slow down"), self.answer(_SHORT))
+        final = (await _drain(make_provider()))[-1]
+        assert isinstance(final, ModelResponse)
+        assert (final.message.text, final.retries) == (_SHORT, 1)
+
+    async def test_an_error_past_the_retry_policy_carries_the_retries_it_made(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.always(self.error(429, "slow down"))
+        with pytest.raises(ProviderError) as caught:
+            await make_provider().complete(REQUEST)
+        assert caught.value.retries == 2
+        with pytest.raises(ProviderError) as streamed:
+            await _drain(make_provider())
+        assert streamed.value.retries == 2
+
+    async def test_a_run_counts_its_calls_retries_and_traces_each_on_the_chat_span(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        exporter = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        turn, answer = self.agent_turns("weather")
+        server.enqueue(self.error(529, "overloaded"), turn, answer)
+        agent = Agent(make_provider(), tools=[tool(weather)], tracer_provider=tracer_provider)
+        result = await agent.run("Weather in Oslo?")
+        assert (result.output, result.steps, result.retries) == (_ANSWER, 2, 1)
+        chats = [s for s in exporter.get_finished_spans() if s.name.startswith("chat")]
+        retried = [[dict(e.attributes or {}) for e in span.events] for span in chats]
+        assert [
+            [(e["automata.retry.number"], e.get("http.response.status_code")) for e in r]
+            for r in retried
+        ] == [[(1, 529)], []]
+
+    async def test_a_run_that_fails_past_the_retry_policy_reports_its_retries(
+        self, server: WireServer, make_provider: _AnyProviders
+    ) -> None:
+        server.always(self.error(529, "overloaded"))
+        with pytest.raises(ProviderError) as caught:
+            await Agent(make_provider()).run("Weather in Oslo?")
+        result = caught.value.result
+        assert result is not None
+        assert (result.steps, result.retries) == (1, 2)
+
     # --- raised at once ----------------------------------------------------------------
 
     async def test_client_errors_are_raised_at_once_with_status_and_vendor_message(

@@ -111,7 +111,9 @@ class ProviderError(AutomataError):
     `status` is the vendor's HTTP status when there was one; `retryable` says whether
     repeating the same request may succeed (rate limits, overload). `usage` is what the
     vendor reported the failed call spent, when it did (an error event carrying usage);
-    the loop counts it in the run's usage.
+    the loop counts it in the run's usage. `retries` is how many failed attempts the
+    provider repeated before giving up with this error (0 when it was not retried);
+    the loop counts them in the run's `RunResult.retries`.
     """
 
     def __init__(
@@ -130,6 +132,7 @@ class ProviderError(AutomataError):
         self.retryable = retryable
         self.retry_after = retry_after
         self.usage = usage
+        self.retries = 0
         self.result: RunResult[Any] | None = None
 
 

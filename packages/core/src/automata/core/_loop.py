@@ -126,6 +126,7 @@ class _RunState:
     costs: CostTally = field(default_factory=CostTally)
     step_cost: Cost | None = None
     steps: int = 0
+    retries: int = 0
     final_message: Message | None = None
     stop_reason: StopReason = StopReason.END_TURN
     raw_stop_reason: str = ""
@@ -206,6 +207,7 @@ class RunLoop:
             usage=state.usage,
             cost=state.costs.cost,
             steps=state.steps,
+            retries=state.retries,
             stop_reason=stop_reason or state.stop_reason,
             raw_stop_reason=state.raw_stop_reason,
             agent=self.settings.agent,
@@ -447,6 +449,7 @@ class RunLoop:
             failure.result = self.result()
             raise failure from exc
         response = unique_call_ids(response, self.transcript)
+        self.state.retries += response.retries
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "model turn %d ended: %s",
@@ -580,8 +583,11 @@ class RunLoop:
     def count_failed_call(self, error: Exception) -> None:
         """What a failed call spent, when the vendor reported it (`ProviderError.usage`:
         an error event carrying usage), counts in the run's usage and its limits'
-        meter, as a reply's would."""
-        usage = error.usage if isinstance(error, ProviderError) else None
+        meter, as a reply's would; the attempts it repeated count in its retries."""
+        if not isinstance(error, ProviderError):
+            return
+        self.state.retries += error.retries
+        usage = error.usage
         if usage is None:
             return
         self.state.usage = self.state.usage + usage

@@ -79,6 +79,9 @@ class ModelResponse:
     the model that answered, when the reply names it; `provider` is the `provider_name`
     of the provider that answered when that is not the one called (a
     `FallbackProvider` sets it), so the call is priced and read as that provider's.
+    `retries` is how many failed attempts the provider repeated before this reply (its
+    own retry policy's retries: rate limits, overload, dropped connections); 0 when it
+    answered at the first try or does not retry.
     """
 
     message: Message
@@ -87,6 +90,7 @@ class ModelResponse:
     raw_stop_reason: str = ""
     model: str = ""
     provider: str = ""
+    retries: int = 0
 
 
 @dataclass(frozen=True, slots=True)

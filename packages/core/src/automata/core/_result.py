@@ -24,7 +24,9 @@ class RunResult(Generic[OutputT]):
     system message first; `usage` the sum over this run's provider calls (sub-agents
     excluded); `cost` what those calls cost as the run's price table priced them
     (None without a table, or when a call could not be priced: L95-L96); `steps` the
-    number of provider calls. Also attached to every run error.
+    number of provider calls; `retries` how many failed attempts the providers repeated
+    within those calls (`ModelResponse.retries`, and `ProviderError.retries` of a call
+    that failed: docs/loop.md L99). Also attached to every run error.
     """
 
     output: OutputT
@@ -37,3 +39,4 @@ class RunResult(Generic[OutputT]):
     agent: str = ""
     invocation_id: str = ""
     cost: Cost | None = None
+    retries: int = 0

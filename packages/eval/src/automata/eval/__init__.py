@@ -31,7 +31,9 @@ if TYPE_CHECKING:
         Grade,
         JudgeDimension,
         JudgeScore,
+        Rate,
         Reliability,
+        ReliabilityGroup,
         RunReport,
         Scorecard,
         ToolCallRecord,
@@ -39,8 +41,9 @@ if TYPE_CHECKING:
         TrialResult,
     )
     from automata.eval._observation import Observation
+    from automata.eval._reliability import reliability
     from automata.eval._reports import ReportFormatError, export_failed, load_report, write_report
-    from automata.eval._runner import UnknownAgentError, evaluate, evaluate_sync, reliability
+    from automata.eval._runner import UnknownAgentError, evaluate, evaluate_sync
     from automata.eval._sandbox import Sandbox, TrialContext, WorkspaceSandbox
     from automata.eval._scorecard import score_run
     from automata.eval._stats import (
@@ -70,7 +73,9 @@ _HOMES = {
         "Grade",
         "JudgeDimension",
         "JudgeScore",
+        "Rate",
         "Reliability",
+        "ReliabilityGroup",
         "RunReport",
         "Scorecard",
         "ToolCallRecord",
@@ -79,7 +84,8 @@ _HOMES = {
     ),
     "automata.eval._observation": ("Observation",),
     "automata.eval._reports": ("ReportFormatError", "export_failed", "load_report", "write_report"),
-    "automata.eval._runner": ("UnknownAgentError", "evaluate", "evaluate_sync", "reliability"),
+    "automata.eval._reliability": ("reliability",),
+    "automata.eval._runner": ("UnknownAgentError", "evaluate", "evaluate_sync"),
     "automata.eval._sandbox": ("Sandbox", "TrialContext", "WorkspaceSandbox"),
     "automata.eval._scorecard": ("score_run",),
     "automata.eval._stats": (
@@ -126,7 +132,9 @@ __all__ = [
     "JudgeScore",
     "JudgeVerdict",
     "Observation",
+    "Rate",
     "Reliability",
+    "ReliabilityGroup",
     "ReportFormatError",
     "RunReport",
     "Sandbox",

@@ -1,13 +1,14 @@
 """The HTML report: a static, self-contained site written from a `RunReport`.
 
 `write_html(report, out_dir)` writes `index.html` (the scorecard, the reliability
-section, plots of the score distribution and of per-case pass rates, a table of
-cases) and `cases/<slug>.html` (one page per case, with its trials). Pages carry
-their style inline and their plots as inline SVG; they hold no script and load
-nothing over the network, so the folder can be opened from disk, served, or kept as a
-CI artifact. The pages are rendered from Jinja templates that escape every value by
-default (see `_html_page`), and each lone surrogate in the report (text UTF-8 cannot
-encode) is shown as its escape, `\\ud800`.
+section with its tables per model and per case, plots of the score distribution and
+of per-case pass rates, a table of cases) and `cases/<slug>.html` (one page per
+case, with its trials). Pages carry their style inline and their plots as inline
+SVG; they hold no script and load nothing over the network, so the folder can be
+opened from disk, served, or kept as a CI artifact. The pages are rendered from
+Jinja templates that escape every value by default (see `_html_page`), and each lone
+surrogate in the report (text UTF-8 cannot encode) is shown as its escape,
+`\\ud800`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from markupsafe import Markup
 
 from automata.core import Cost
 from automata.eval._html_case import case_page, pass_rate
-from automata.eval._html_page import fmt_percent, report_environment, safe_slug
+from automata.eval._html_page import fmt_interval, fmt_percent, report_environment, safe_slug
 from automata.eval._html_plots import Bar, bar_plot, histogram
-from automata.eval._model import CaseResult, Reliability, RunReport, TrialResult
+from automata.eval._model import CaseResult, Rate, Reliability, RunReport, TrialResult
 from automata.eval._scorecard import total_cost
 from automata.eval._text import write_visible
 
@@ -141,17 +142,36 @@ def _failures(trials: Sequence[TrialResult]) -> list[str]:
     return sorted(reasons)
 
 
-def _tiles(reliability: Reliability, judge_agreement: float | None) -> list[tuple[str, str, bool]]:
+def rate_text(rate: Rate) -> str:
+    """A rate as `25.0% [4.6%, 69.9%]` (its Wilson interval); an em dash for none."""
+    if rate.rate is None:
+        return "—"
+    return f"{fmt_percent(rate.rate)} {fmt_interval(rate.interval)}"
+
+
+def _tiles(
+    reliability: Reliability, judge_agreement: float | None
+) -> list[tuple[str, str, bool, str]]:
+    """The overview's reliability tiles: label, value, whether it is a problem, and the
+    rate with its interval (empty for a tile without one)."""
+    r = reliability
     tiles = [
-        ("Trials", f"{reliability.trials:,}", False),
-        ("Provider errors", f"{reliability.provider_errors:,}", reliability.provider_errors > 0),
-        ("Retries", f"{reliability.retries:,}", reliability.retries > 0),
-        ("Timeouts", f"{reliability.timeouts:,}", reliability.timeouts > 0),
-        ("Cancelled trials", f"{reliability.cancelled:,}", reliability.cancelled > 0),
-        ("Agent errors", f"{reliability.agent_errors:,}", reliability.agent_errors > 0),
+        ("Trials", f"{r.trials:,}", False, ""),
+        (
+            "Provider errors",
+            f"{r.provider_errors:,}",
+            r.provider_errors > 0,
+            rate_text(r.provider_error_rate),
+        ),
+        ("Retries", f"{r.retries:,}", r.retries > 0, f"of {r.attempts:,} attempts"),
+        ("Timeouts", f"{r.timeouts:,}", r.timeouts > 0, rate_text(r.timeout_rate)),
+        ("Cancelled trials", f"{r.cancelled:,}", r.cancelled > 0, rate_text(r.cancellation_rate)),
+        ("Agent errors", f"{r.agent_errors:,}", r.agent_errors > 0, ""),
     ]
+    if r.attempts:
+        tiles[2] = (*tiles[2][:3], f"{rate_text(r.retry_rate)} of {r.attempts:,} attempts")
     if judge_agreement is not None:
-        tiles.append(("Judge agreement", fmt_percent(judge_agreement), False))
+        tiles.append(("Judge agreement", fmt_percent(judge_agreement), False, ""))
     return tiles
 
 
@@ -162,6 +182,7 @@ def _index(environment: Environment, report: RunReport, slugs: list[str]) -> str
         report=report,
         passed=sum(result.passed for result in report.cases),
         tiles=_tiles(report.reliability, report.judge_agreement),
+        rate_text=rate_text,
         figures=figures,
         bars=bars,
         rows=[_row(result, slug) for result, slug in zip(report.cases, slugs, strict=True)],

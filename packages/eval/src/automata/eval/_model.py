@@ -30,7 +30,9 @@ __all__ = [
     "Grade",
     "JudgeDimension",
     "JudgeScore",
+    "Rate",
     "Reliability",
+    "ReliabilityGroup",
     "RunReport",
     "Scorecard",
     "ToolCallRecord",
@@ -172,7 +174,10 @@ TrialFailure = Literal["provider_error", "timeout", "cancelled", "agent_error"]
 class TrialResult(_Frozen):
     """One run of one case. `passed` is True when every gate passed. `cost` is the
     run's cost as its agent's price table priced it (None without one, or when a call
-    could not be priced: docs/loop.md L95-L96)."""
+    could not be priced: docs/loop.md L95-L96). `retries` is how many failed provider
+    attempts the run repeated (`RunResult.retries`, docs/loop.md L99); `model` the
+    model the trial's agent asked for (its provider's `model`, else the run's), None
+    when neither names one."""
 
     case: str
     trial: int
@@ -184,6 +189,7 @@ class TrialResult(_Frozen):
     input_tokens: int = 0
     output_tokens: int = 0
     retries: int = 0
+    model: str | None = None
     failure: TrialFailure | None = None
     error: str | None = None
     output: str = ""
@@ -210,8 +216,23 @@ class Budgets(_Frozen):
     tokens: int = 6000
 
 
+class Rate(_Frozen):
+    """`count` out of `total`, with its share `rate` and the Wilson 95% `interval` on
+    it; both None when `total` is 0 (nothing to measure)."""
+
+    count: int = 0
+    total: int = 0
+    rate: float | None = None
+    interval: tuple[float, float] | None = None
+
+
 class Reliability(_Frozen):
-    """How the run went, apart from how good the agent was."""
+    """How the run went, apart from how good the agent was (docs/eval.md E21).
+
+    Counts of trials by failure kind, the provider retries the trials made, and
+    `attempts`: the provider attempts they made (model calls plus retries). The rates
+    are shares of trials, except `retry_rate`: the share of attempts that failed and
+    were repeated."""
 
     trials: int = 0
     provider_errors: int = 0
@@ -219,6 +240,18 @@ class Reliability(_Frozen):
     timeouts: int = 0
     cancelled: int = 0
     agent_errors: int = 0
+    attempts: int = 0
+    provider_error_rate: Rate = Field(default_factory=Rate)
+    retry_rate: Rate = Field(default_factory=Rate)
+    timeout_rate: Rate = Field(default_factory=Rate)
+    cancellation_rate: Rate = Field(default_factory=Rate)
+
+
+class ReliabilityGroup(_Frozen):
+    """The reliability of the trials of one model or one case, named `name`."""
+
+    name: str
+    reliability: Reliability
 
 
 class Scorecard(_Frozen):
@@ -245,7 +278,10 @@ class Scorecard(_Frozen):
 
 
 class RunReport(_Frozen):
-    """Everything one evaluation run produced, as written to its JSON report."""
+    """Everything one evaluation run produced, as written to its JSON report.
+    `reliability` covers every trial; `reliability_by_model` and `reliability_by_case`
+    the same per model (sorted by name; trials naming no model under `"unnamed"`) and
+    per case (in case order)."""
 
     format: Literal["automata.eval.report"] = REPORT_FORMAT
     version: int = REPORT_VERSION
@@ -258,5 +294,7 @@ class RunReport(_Frozen):
     cases: tuple[CaseResult, ...]
     scorecard: Scorecard
     reliability: Reliability = Field(default_factory=Reliability)
+    reliability_by_model: tuple[ReliabilityGroup, ...] = ()
+    reliability_by_case: tuple[ReliabilityGroup, ...] = ()
     repeat_totals: tuple[float, ...] = ()
     judge_agreement: float | None = None

@@ -10,12 +10,13 @@ from typing import Any
 
 from automata.core import Agent, EventLoopRunningError, Provider
 from automata.eval._judge import Judge, as_judge, judge_agreement
-from automata.eval._model import Budgets, Case, CaseResult, Reliability, RunReport, TrialResult
+from automata.eval._model import Budgets, Case, CaseResult, RunReport, TrialResult
+from automata.eval._reliability import reliability, reliability_by_case, reliability_by_model
 from automata.eval._sandbox import Sandbox, WorkspaceSandbox
 from automata.eval._scorecard import score_run
 from automata.eval._trial import AgentFactory, TrialSettings, run_trial
 
-__all__ = ["UnknownAgentError", "evaluate", "evaluate_sync", "reliability"]
+__all__ = ["UnknownAgentError", "evaluate", "evaluate_sync"]
 
 
 class UnknownAgentError(KeyError):
@@ -23,23 +24,6 @@ class UnknownAgentError(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
-
-
-def reliability(trials: Sequence[TrialResult]) -> Reliability:
-    """How the trials went apart from grading: failures by kind and retries.
-
-    Retries are those recorded on trials (`TrialResult.retries`); the engine cannot
-    observe a provider's internal retries, so it records 0 unless a factory's agent
-    reports them some other way."""
-    kinds = [trial.failure for trial in trials]
-    return Reliability(
-        trials=len(trials),
-        provider_errors=kinds.count("provider_error"),
-        retries=sum(trial.retries for trial in trials),
-        timeouts=kinds.count("timeout"),
-        cancelled=kinds.count("cancelled"),
-        agent_errors=kinds.count("agent_error"),
-    )
 
 
 def _check(cases: Sequence[Case], factories: Mapping[str, AgentFactory], **counts: int) -> None:
@@ -145,6 +129,8 @@ async def evaluate(
         cases=merged,
         scorecard=score_run(merged, budgets, totals),
         reliability=reliability(all_trials),
+        reliability_by_model=reliability_by_model(all_trials),
+        reliability_by_case=reliability_by_case(merged),
         repeat_totals=totals,
         judge_agreement=judge_agreement(s for trial in all_trials for s in trial.judge),
     )

@@ -108,11 +108,13 @@ async def run_trial(
             backend=settings.sandbox.backend,
         )
         result: RunResult[Any] | None = None
+        model = settings.model
         failure: TrialFailure | None = None
         error_text: str | None = None
         started = time.perf_counter()
         try:
             agent = await _build(factory, context)
+            model = agent.provider.model or settings.model
             started = time.perf_counter()
             result = await _run(agent, case.task, settings.timeout)
         except asyncio.CancelledError as error:
@@ -162,6 +164,8 @@ async def run_trial(
             usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens if usage else 0
         ),
         output_tokens=usage.output_tokens if usage else 0,
+        retries=result.retries if result is not None else 0,
+        model=model,
         failure=failure,
         error=error_text,
         output=output,

@@ -22,6 +22,7 @@ from automata.core.providers._reply_cap import (
     cap_reply_size,
     reply_too_large,
 )
+from automata.core.providers._retry_tally import RetryTally
 from automata.core.providers._sdk_protocols import (
     DEFAULT_CALL_TIMEOUT,
     DEFAULT_RETRY_STATUSES,
@@ -406,8 +407,9 @@ class SDKProvider(ABC, Generic[ClientT]):
     ) -> ModelResponse:
         """One whole reply: `read(await send())`, each attempt within the call's
         deadline (`options`, else the provider's), every failure a `ProviderError`
-        through `map_error`, retryable ones repeated per `retry_policy`. `answer`
-        turns one of the SDK's errors into the reply it stands for (see
+        through `map_error`, retryable ones repeated per `retry_policy`; the reply, or
+        the error raised, carries how many attempts were repeated (`retries`).
+        `answer` turns one of the SDK's errors into the reply it stands for (see
         `answer_for_error`), or gives None: the error is raised."""
 
         async def once() -> ModelResponse:
@@ -420,7 +422,13 @@ class SDKProvider(ABC, Generic[ClientT]):
                 return answered
             return read(raw)
 
-        return await self._attempts(once, options)
+        tally = RetryTally()
+        try:
+            response = await self._attempts(once, options, tally)
+        except ProviderError as error:
+            tally.on_error(error)
+            raise
+        return tally.on_reply(response)
 
     async def post_reply(
         self,
@@ -513,7 +521,12 @@ class SDKProvider(ABC, Generic[ClientT]):
             provider=self.provider_name,
         )
 
-    async def _attempts(self, call: Callable[[], Awaitable[T]], options: CallOptions) -> T:
+    async def _attempts(
+        self,
+        call: Callable[[], Awaitable[T]],
+        options: CallOptions,
+        tally: RetryTally | None = None,
+    ) -> T:
         async def attempt() -> T:
             watch = self._watch(options, streaming=False)
             try:
@@ -523,7 +536,7 @@ class SDKProvider(ABC, Generic[ClientT]):
             finally:
                 watch.close()
 
-        return await retry(attempt, self.retry_policy, sleep=self._sleep)
+        return await retry(attempt, self.retry_policy, sleep=self._sleep, on_retry=tally)
 
     async def vendor_call(self, call: Callable[[], Awaitable[T]]) -> T:
         """`await call()` (an SDK call, and reading its reply) under the rules of

@@ -9,10 +9,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from automata.core._errors import ProviderError
 from automata.core._options import CallOptions
 from automata.core._provider import ModelResponse, ProviderStreamItem
 from automata.core._retry import retry
 from automata.core.providers._deadline import Watch
+from automata.core.providers._retry_tally import RetryTally
 from automata.core.providers._sdk_protocols import Answer, Delta, SDKStream, StreamAssembler
 from automata.core.providers._sse import SKIP
 
@@ -103,16 +105,22 @@ async def read_stream(
     answer: Answer | None,
 ) -> AsyncIterator[ProviderStreamItem]:
     """Deltas as they arrive, then one `ModelResponse` (see
-    `SDKProvider.stream_reply`)."""
+    `SDKProvider.stream_reply`). The reply, or the error raised, carries how many
+    attempts to open the stream were repeated (`retries`)."""
+    tally = RetryTally()
     try:
         opened = await retry(
             lambda: _open(provider, options, open_stream, new_assembler, answer),
             provider.retry_policy,
             sleep=provider._sleep,
+            on_retry=tally,
         )
     except _Answered as answered:
-        yield answered.response
+        yield tally.on_reply(answered.response)
         return
+    except ProviderError as error:
+        tally.on_error(error)
+        raise
     stream, assembler, watch = opened.stream, opened.assembler, opened.watch
     feed = assembler.feed
     begin, end = watch.begin, watch.end
@@ -148,16 +156,16 @@ async def read_stream(
             except Exception as error:
                 if assembler.finished and not provider.reported_in_stream(error):
                     break  # the reply is whole; only the tail of the body is lost
-                raise provider.map_error(error, after_content=True) from error
+                raise tally.on_error(provider.map_error(error, after_content=True)) from error
             for delta in deltas:
                 yield delta
     finally:
         watch.close()
         await stream.close()
     if not assembler.finished:
-        raise provider._ended_early(retryable=False)
+        raise tally.on_error(provider._ended_early(retryable=False))
     try:
         response = assembler.response()
     except Exception as error:
-        raise provider.map_error(error, after_content=True) from error
-    yield response
+        raise tally.on_error(provider.map_error(error, after_content=True)) from error
+    yield tally.on_reply(response)
