@@ -5,6 +5,12 @@ stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
 from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
+from automata.core._activity import (
+    Activity,
+    ActivityRow,
+    AnswerSummary,
+    SubAgentOperation,
+)
 from automata.core._agent import Agent
 from automata.core._approval import Approval, Approver
 from automata.core._blocks import (
@@ -53,6 +59,7 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    ActivityEvent,
     CompactionEvent,
     CompactionSummary,
     HandoffEvent,
@@ -104,6 +111,7 @@ from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
 from automata.core._subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
+from automata.core._tool_activity import ToolActivity
 from automata.core._tool_retry import RetryingTool, with_tool_retry
 from automata.core._tool_warnings import ToolDefinitionWarning
 from automata.core._tools import (
@@ -123,8 +131,12 @@ __version__ = _installed_version("automata-ai-core")
 __all__ = [
     "STRUCTURED_OUTPUT_TOOL",
     "TRANSCRIPT_VERSION",
+    "Activity",
+    "ActivityEvent",
+    "ActivityRow",
     "Agent",
     "AgentView",
+    "AnswerSummary",
     "Approval",
     "Approver",
     "ArgumentTypeError",
@@ -203,6 +215,7 @@ __all__ = [
     "StreamAccumulator",
     "StreamEvent",
     "StreamProvider",
+    "SubAgentOperation",
     "SubAgentTool",
     "Task",
     "TaskParams",
@@ -213,6 +226,7 @@ __all__ = [
     "ThinkingDelta",
     "ThinkingEvent",
     "Tool",
+    "ToolActivity",
     "ToolBatchAbortedError",
     "ToolCallDelta",
     "ToolCallDeltaEvent",

@@ -13,10 +13,12 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from automata.core._activity import Activity
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._usage import Usage
 
 __all__ = [
+    "ActivityEvent",
     "CompactionEvent",
     "CompactionSummary",
     "HandoffEvent",
@@ -179,6 +181,19 @@ class CompactionEvent(_EventBase):
     summary: CompactionSummary
 
 
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActivityEvent(_EventBase):
+    """Tool call `call_id` (of tool `name`) changed what it shows a person: `activity`
+    is everything it shows so far (cumulative; the latest event of a call stands).
+    Sent by the tool through `ToolContext.activity`, between the call's `ToolCallEvent`
+    and its `ToolResultEvent`."""
+
+    call_id: str
+    name: str
+    activity: Activity
+
+
 StreamEvent = (
     TextEvent
     | ThinkingEvent
@@ -189,4 +204,5 @@ StreamEvent = (
     | UsageEvent
     | HandoffEvent
     | CompactionEvent
+    | ActivityEvent
 )
