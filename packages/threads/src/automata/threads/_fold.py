@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from automata.core import (
+    Activity,
     CompactionSummary,
     CostTally,
     Message,
@@ -18,6 +19,7 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
+from automata.threads._activity import activity_from
 from automata.threads._records import (
     Decoded,
     compaction_from,
@@ -90,6 +92,8 @@ class CallState:
     block: int
     dispatched: bool = False
     result: ToolResultBlock | None = None
+    activity: Activity | None = None
+    """What the call showed a person (its latest `activity` record), if anything."""
 
 
 @dataclass
@@ -226,6 +230,10 @@ class ThreadFold:
             turn.error = None
         elif kind == "compaction":
             self.compactions.append(compaction_from(data))
+        elif kind == "activity":
+            shown = self.calls.get(str(data.get("call")))
+            if shown is not None:
+                shown.activity = activity_from(record)
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

@@ -44,6 +44,9 @@ Kinds (data fields besides `v`):
   `CompactionSummary`, field for field), journaled with the step whose request it
   compacted (or, when that call failed, before the turn ends). Each turn hands the
   thread's summaries back to its agent's compactors (`Compactor.remember`).
+- `activity`: `turn`, `call`, `activity` (the core's `Activity`, as its `to_data`
+  writes it): what a tool call showed a person, journaled with the call's results
+  (see `_activity`); the latest one of a call stands.
 """
 
 from __future__ import annotations

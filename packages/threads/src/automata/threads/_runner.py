@@ -43,6 +43,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from automata.core import (
+    ActivityEvent,
     Agent,
     Approver,
     CompactionEvent,
@@ -58,6 +59,7 @@ from automata.core import (
     ToolStep,
     ToolUseBlock,
 )
+from automata.threads._activity import PendingActivity
 from automata.threads._agents import (
     AgentFactory,
     AgentRequest,
@@ -391,11 +393,14 @@ class ThreadRunner:
         draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
 
         written: list[CompactionSummary] = []
+        shown = PendingActivity(turn_id)
 
         def on_event(event: StreamEvent) -> None:
             if isinstance(event, CompactionEvent):
                 if event.depth == 0:
                     written.append(event.summary)
+            elif isinstance(event, ActivityEvent):
+                shown.take(event)
             elif draft.take(event):
                 self.drafts.changed(self.thread_id)
 
@@ -456,6 +461,7 @@ class ThreadRunner:
                         records = [
                             *compactions(),
                             *between,
+                            *shown.records(),
                             encode("results", turn=turn_id, message=message_data(step.results)),
                         ]
                     await self._append(records)
@@ -475,6 +481,7 @@ class ThreadRunner:
             messages = getattr(partial, "messages", None) or []
             late = [
                 *compactions(),
+                *shown.records(),
                 *(
                     encode("message", turn=turn_id, message=message_data(message))
                     for message in messages[journaled:]

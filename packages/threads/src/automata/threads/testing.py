@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from automata.threads._conformance_facts import (
+    check_s1_fact_records_commit_with_their_results_and_read_back_exact,
+)
 from automata.threads._conformance_journal import (
     check_s1_a_failed_write_commits_nothing,
     check_s1_create_commits_thread_and_records_together,
@@ -65,6 +68,7 @@ __all__ = [
     "WriteTap",
     "check_s1_a_failed_write_commits_nothing",
     "check_s1_create_commits_thread_and_records_together",
+    "check_s1_fact_records_commit_with_their_results_and_read_back_exact",
     "check_s2_concurrent_appends_get_consecutive_seqs",
     "check_s2_journal_is_ordered_and_paged_without_gaps",
     "check_s3_duplicate_and_conflicting_appends",
@@ -91,6 +95,7 @@ __all__ = [
 ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s1_create_commits_thread_and_records_together,
     check_s1_a_failed_write_commits_nothing,
+    check_s1_fact_records_commit_with_their_results_and_read_back_exact,
     check_s2_journal_is_ordered_and_paged_without_gaps,
     check_s2_concurrent_appends_get_consecutive_seqs,
     check_s3_duplicate_and_conflicting_creates,
@@ -149,6 +154,9 @@ class StoreConformance:
 
     async def test_s1_a_failed_write_commits_nothing(self) -> None:
         await check_s1_a_failed_write_commits_nothing(self.make_store)
+
+    async def test_s1_fact_records_commit_with_their_results_and_read_back_exact(self) -> None:
+        await check_s1_fact_records_commit_with_their_results_and_read_back_exact(self.make_store)
 
     async def test_s2_journal_is_ordered_and_paged_without_gaps(self) -> None:
         await check_s2_journal_is_ordered_and_paged_without_gaps(self.make_store)
