@@ -1,4 +1,4 @@
-"""Tool activity (docs/streaming.md, AC rules): what a tool call shows a person, set
+"""Tool activity (docs/threads.md, AC rules): what a tool call shows a person, set
 through `ToolContext.activity`, streamed as cumulative `ActivityEvent`s, folded into
 `ToolCallView.activity`, sanitized and bounded; a call whose arguments fail the schema
 can carry a safe label and still never runs."""
@@ -45,6 +45,7 @@ async def streamed(agent: Agent, task: str = "go") -> list[StreamEvent]:
 
 
 async def test_a_tool_sets_activity_that_streams_cumulatively_before_its_result() -> None:
+    """AC1"""
     agent = Agent(
         ScriptedProvider(
             [tool_calls(tool_call("c1", "fetch", url="a.test")), Message.assistant("ok")]
@@ -71,6 +72,7 @@ async def test_a_tool_sets_activity_that_streams_cumulatively_before_its_result(
 
 
 async def test_the_accumulator_keeps_a_calls_latest_activity_with_its_result() -> None:
+    """AC1"""
     agent = Agent(
         ScriptedProvider(
             [tool_calls(tool_call("c1", "fetch", url="a.test")), Message.assistant("ok")]
@@ -89,6 +91,7 @@ async def test_the_accumulator_keeps_a_calls_latest_activity_with_its_result() -
 
 
 def test_activity_text_is_sanitized_and_bounded() -> None:
+    """AC2"""
     activity = Activity().with_label("\x1b[31mred\x1b[0m\nlabel\x07 " + "x" * 500)
     assert activity.label.startswith("red label ")
     assert len(activity.label) == MAX_LABEL_CHARS
@@ -104,6 +107,7 @@ def test_activity_text_is_sanitized_and_bounded() -> None:
 
 
 def test_activity_data_round_trips_and_rejects_other_shapes() -> None:
+    """AC2, AC5, AC6"""
     activity = Activity(
         label="l",
         rows=(ActivityRow("r", "code", "sh"),),
@@ -132,6 +136,7 @@ def read_lines(path: str, count: int) -> str:
 
 
 async def test_a_call_failing_the_schema_shows_its_safe_label_and_never_runs() -> None:
+    """AC4"""
     agent = Agent(
         ScriptedProvider(
             [
@@ -151,6 +156,8 @@ async def test_a_call_failing_the_schema_shows_its_safe_label_and_never_runs() -
 
 
 async def test_a_label_function_that_raises_changes_nothing() -> None:
+    """AC4"""
+
     def broken(arguments: object) -> str:
         raise RuntimeError("no")
 

@@ -70,7 +70,7 @@ FETCHED = Activity(
 async def test_a_calls_activity_is_in_the_view_of_every_host_and_after_a_reload(
     service_for: ServiceFor, settle: Settle, store: ThreadStore
 ) -> None:
-    """AC1, AC2, AC3: journaled once, with the results, and shown from the journal."""
+    """AC1, AC3, AC4: journaled once, with the results, and shown from the journal."""
     provider = ScriptedProvider(
         [
             tool_calls(

@@ -51,6 +51,7 @@ def activities(view: dict[str, Any]) -> list[object]:
 
 @pytest.mark.timeout(60)
 def test_a_host_killed_after_its_turn_shows_a_new_process_the_same_view(tmp_path: Path) -> None:
+    """AC3, AC4"""
     db = tmp_path / "threads.db"
     worker = start("run", db)
     try:
@@ -70,6 +71,7 @@ def test_a_host_killed_after_its_turn_shows_a_new_process_the_same_view(tmp_path
 
 @pytest.mark.timeout(60)
 def test_a_host_killed_as_it_journals_the_activity_leaves_it_for_the_next(tmp_path: Path) -> None:
+    """AC3: the activity committed with the results; the turn finishes without rerunning."""
     db = tmp_path / "threads.db"
     crashed = start("crash", db)
     assert crashed.wait(timeout=20) == -signal.SIGKILL

@@ -51,6 +51,15 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
         citing=("check_", "test_"),
     ),
     RulePinning("docs/threads.md", ("T",), (_THREADS,)),
+    # Tool activity is set in the core and journaled by threads.
+    RulePinning(
+        "docs/threads.md",
+        ("AC",),
+        (
+            "packages/core/tests/test_streaming_activity.py",
+            "packages/threads/tests/test_service_activity*.py",
+        ),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),
