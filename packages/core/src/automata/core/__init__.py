@@ -85,6 +85,7 @@ from automata.core._guardrails import (
 from automata.core._handoffs import Handoff, handoff
 from automata.core._hooks import Hook, post_run, pre_send
 from automata.core._iter import RunSteps
+from automata.core._labels import RunLabels
 from automata.core._limits import UsageLimitExceeded, UsageLimits
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
@@ -203,6 +204,7 @@ __all__ = [
     "Role",
     "RunContext",
     "RunError",
+    "RunLabels",
     "RunOptions",
     "RunRef",
     "RunResult",

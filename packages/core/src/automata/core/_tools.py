@@ -39,6 +39,7 @@ from automata.core._blocks import (
 )
 from automata.core._deps import DepsT
 from automata.core._errors import AutomataError, ToolDefinitionError
+from automata.core._labels import RunLabels
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
 from automata.core._threads import ThreadSlots, ToolThreads
@@ -129,6 +130,17 @@ class ToolContext(Generic[DepsT]):
     activity: ToolActivity = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     """What the call shows a person (`label`, `row`, `status`, `operation`), streamed
     as `ActivityEvent`s of the call; made for the call when none is given."""
+
+    @property
+    def labels(self) -> RunLabels:
+        """The run's correlation labels (its agent's and its own)."""
+        return self.scope.labels
+
+    @property
+    def host(self) -> Mapping[str, Any]:
+        """The run's opaque host map, read-only (empty when it was given none); an
+        approver sees it through the same context."""
+        return self.scope.host
 
     def __post_init__(self) -> None:
         if self.activity is None:

@@ -1,0 +1,113 @@
+"""Run labels and the host map (docs/threads.md, RL rules): labels set per agent and
+per run are immutable, shown on the run's span and to its tools and hooks; the host
+map reaches tools, the approver and pre-send hooks unchanged and read-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from automata.core import (
+    Agent,
+    Approval,
+    Hook,
+    InvalidArgumentError,
+    Message,
+    ModelRequest,
+    RunContext,
+    RunLabels,
+    ToolContext,
+    ToolUseBlock,
+    tool,
+)
+from automata.core.testing import ScriptedProvider, tool_call, tool_calls
+
+SECRET = object()
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.tool: list[tuple[dict[str, str], Any]] = []
+        self.approver: list[Any] = []
+        self.hook: list[tuple[dict[str, str], Any]] = []
+
+    def agent(self, provider: ScriptedProvider, **options: Any) -> Agent[None]:
+        seen = self
+
+        def look(context: ToolContext) -> str:
+            seen.tool.append((context.labels.as_dict(), context.host.get("token")))
+            return "ok"
+
+        def approve(call: ToolUseBlock, context: ToolContext) -> Approval:
+            seen.approver.append(context.host.get("token"))
+            return Approval.allow()
+
+        class Watch(Hook):
+            async def before_send(
+                self, request: ModelRequest, context: RunContext[Any]
+            ) -> ModelRequest:
+                seen.hook.append((context.labels.as_dict(), context.host.get("token")))
+                return request
+
+        return Agent(
+            provider, tools=[tool(look, name="look")], approver=approve, hooks=[Watch()], **options
+        )
+
+
+def script() -> ScriptedProvider:
+    return ScriptedProvider([tool_calls(tool_call("c1", "look")), Message.assistant("done")])
+
+
+async def test_labels_and_the_host_map_reach_tools_approvers_and_pre_send_hooks() -> None:
+    """RL1, RL3"""
+    seen = Seen()
+    agent = seen.agent(script(), labels={"tenant": "acme"})
+    await agent.run("go", labels={"request": "r-1"}, host={"token": SECRET})
+    both = {"request": "r-1", "tenant": "acme"}
+    assert seen.tool == [(both, SECRET)]
+    assert seen.approver == [SECRET]
+    assert seen.hook == [(both, SECRET), (both, SECRET)]
+
+
+async def test_a_run_cannot_change_a_label_its_agent_set() -> None:
+    """RL1: labels are added, never changed; bad ones are refused before the run."""
+    agent = Seen().agent(script(), labels={"tenant": "acme"})
+    with pytest.raises(InvalidArgumentError, match="tenant"):
+        await agent.run("go", labels={"tenant": "other"})
+    with pytest.raises(InvalidArgumentError, match="label key"):
+        await agent.run("go", labels={"bad key": "x"})
+    assert RunLabels.of({"b": "2", "a": "1"}).items == (("a", "1"), ("b", "2"))
+
+
+async def test_the_host_map_is_read_only_for_the_tools() -> None:
+    """RL3"""
+    given = {"token": SECRET}
+    hosts: list[Any] = []
+
+    def grab(context: ToolContext) -> str:
+        hosts.append(context.host)
+        return "ok"
+
+    agent = Agent(script(), tools=[tool(grab, name="look")])
+    await agent.run("go", host=given)
+    with pytest.raises(TypeError):
+        hosts[0]["token"] = "changed"  # type: ignore[index]
+    given["token"] = "later"
+    assert hosts[0]["token"] is SECRET
+
+
+async def test_labels_are_attributes_of_the_runs_span() -> None:
+    """RL2"""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agent = Agent(ScriptedProvider(["hi"]), labels={"tenant": "acme"}, tracer_provider=provider)
+    await agent.run("go", labels={"request": "r-1"})
+    (run,) = [span for span in exporter.get_finished_spans() if span.name.startswith("invoke")]
+    assert run.attributes is not None
+    assert run.attributes["automata.label.tenant"] == "acme"
+    assert run.attributes["automata.label.request"] == "r-1"
