@@ -48,8 +48,9 @@ class Seen:
 
         class Watch(Hook):
             async def before_send(
-                self, request: ModelRequest, context: RunContext[Any]
+                self, request: ModelRequest, *, context: RunContext[Any] | None = None
             ) -> ModelRequest:
+                assert context is not None
                 seen.hook.append((context.labels.as_dict(), context.host.get("token")))
                 return request
 
@@ -95,7 +96,7 @@ async def test_the_host_map_is_read_only_for_the_tools() -> None:
     agent = Agent(script(), tools=[tool(grab, name="look")])
     await agent.run("go", host=given)
     with pytest.raises(TypeError):
-        hosts[0]["token"] = "changed"  # type: ignore[index]
+        hosts[0]["token"] = "changed"
     given["token"] = "later"
     assert hosts[0]["token"] is SECRET
 

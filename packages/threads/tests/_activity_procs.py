@@ -8,7 +8,9 @@ crash tests of packages/threads/tests/test_service_activity_processes.py.
 
 The agent's model asks for `fetch(url="a.test")` and a `read_lines` call whose
 arguments fail its schema, then answers "done"; `fetch` labels itself, adds two rows
-and a status. `run` and `resume` print `{"view": <ThreadView.to_dict()>}` once the
+and a status. The send carries the labels `{"tenant": "acme"}` and the host map
+`{"token": HOST_TOKEN}`, which `fetch` checks it was given (and which must never
+reach the file). `run` and `resume` print `{"view": <ThreadView.to_dict()>}` once the
 thread settled (`run` then waits to be killed). Every line is one JSON object.
 """
 
@@ -29,6 +31,7 @@ from automata.threads.store import ThreadStore
 from automata.threads.testing import StoreWrite, WriteTap
 
 LEASE_TTL = 1.0
+HOST_TOKEN = "host-token-7f3a9c"
 
 
 def say(**fields: object) -> None:
@@ -37,6 +40,8 @@ def say(**fields: object) -> None:
 
 def agent() -> Agent[None]:
     async def fetch(url: str, context: ToolContext) -> str:
+        if context.host.get("token") not in (HOST_TOKEN, None):
+            raise AssertionError("the tool was given another host map")
         context.activity.label(f"Fetching {url}")
         context.activity.row("connected")
         context.activity.row("print('hi')", kind="code", language="python")
@@ -75,7 +80,13 @@ async def run(store: ThreadStore, *, hang: bool) -> None:
     host = await Host.open(store, lease_ttl=LEASE_TTL, poll_interval=0.05)
     service = host.thread_service(lambda request: agent())
     thread = await service.create(request_key="create")
-    await service.send(thread.thread_id, "read", request_key="send")
+    await service.send(
+        thread.thread_id,
+        "read",
+        request_key="send",
+        labels={"tenant": "acme"},
+        host={"token": HOST_TOKEN},
+    )
     say(view=(await settled(service, thread.thread_id)).to_dict())
     if hang:
         await asyncio.Event().wait()

@@ -2,17 +2,23 @@
 a person is journaled with its results and is the same in the view of every host and
 after a reload; a call that failed its schema keeps its safe label; a question's call
 carries its answer summary (a secret one only as redacted); a sub-agent call names
-its `start` operation and child."""
+its `start` operation and child. A send's run labels are journaled with it; its host
+map reaches the run and no record (RL rules)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
 
 from automata.core import (
     Activity,
     ActivityRow,
     Agent,
     AnswerSummary,
+    Approval,
+    InvalidArgumentError,
     SubAgentOperation,
     Tool,
     ToolContext,
@@ -21,6 +27,7 @@ from automata.core import (
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
 from automata.threads import (
     AgentRequest,
+    RequestConflictError,
     ThreadService,
     ThreadView,
     ViewItem,
@@ -169,3 +176,51 @@ async def test_a_thread_whose_tools_show_nothing_has_no_activity_records(
     done = await settle(service, thread.thread_id)
     assert [item.activity for item in calls(done)] == [None]
     assert "activity" not in [record.kind for record in await store.read(thread.thread_id)]
+
+
+async def test_a_sends_labels_are_journaled_and_its_host_map_reaches_the_run_only(
+    service_for: ServiceFor, settle: Settle, store: ThreadStore
+) -> None:
+    """RL4, RL5: labels in the view (and the run) after a reload; the host map reaches
+    the tool, the approver and the run's labels merge the agent's, and no record holds it."""
+    token = object()
+    seen: list[tuple[dict[str, str], object]] = []
+    approved: list[object] = []
+
+    def look(context: ToolContext) -> str:
+        seen.append((context.labels.as_dict(), context.host.get("token")))
+        return "ok"
+
+    def approve(call: Any, context: ToolContext) -> Approval:
+        approved.append(context.host.get("token"))
+        return Approval.allow()
+
+    provider = ScriptedProvider([tool_calls(tool_call("c1", "look")), "done"])
+
+    def agent(request: AgentRequest) -> Agent[None]:
+        return Agent(
+            provider, tools=[tool(look, name="look")], approver=approve, labels={"app": "chat"}
+        )
+
+    service = await service_for(agent)
+    thread = await service.create(request_key="c")
+    await service.send(
+        thread.thread_id,
+        "go",
+        request_key="s",
+        labels={"tenant": "acme"},
+        host={"token": token, "marker": "host-map-marker"},
+    )
+    done = await settle(service, thread.thread_id)
+    assert seen == [({"app": "chat", "tenant": "acme"}, token)]
+    assert approved == [token]
+    assert done.items[0].labels == {"tenant": "acme"}
+    other = await service_for(agent)
+    assert (await other.view(thread.thread_id)).items[0].labels == {"tenant": "acme"}
+    assert all(
+        "host-map-marker" not in record.data for record in await store.read(thread.thread_id)
+    )
+    with pytest.raises(RequestConflictError):
+        await service.send(thread.thread_id, "go", request_key="s", labels={"tenant": "other"})
+    with pytest.raises(InvalidArgumentError, match="label key"):
+        await service.send(thread.thread_id, "go", request_key="t", labels={"a b": "x"})

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 PROCS = Path(__file__).resolve().parent / "_activity_procs.py"
+HOST_TOKEN = "host-token-7f3a9c"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
 
@@ -45,13 +46,21 @@ def view_said(process: subprocess.Popen[str]) -> dict[str, Any]:
     return view
 
 
+def assert_not_in_files(db: Path, text: str) -> None:
+    """RL5: no byte of the store's files (the database, its WAL) holds `text`."""
+    files = sorted(db.parent.glob(db.name + "*"))
+    assert files
+    for path in files:
+        assert text.encode() not in path.read_bytes(), path
+
+
 def activities(view: dict[str, Any]) -> list[object]:
     return [item["activity"] for item in view["items"] if item["kind"] == "tool_call"]
 
 
 @pytest.mark.timeout(60)
 def test_a_host_killed_after_its_turn_shows_a_new_process_the_same_view(tmp_path: Path) -> None:
-    """AC3, AC4"""
+    """AC3, AC4, RL4, RL5: the labels are journaled with the send, the host map not."""
     db = tmp_path / "threads.db"
     worker = start("run", db)
     try:
@@ -67,6 +76,8 @@ def test_a_host_killed_after_its_turn_shows_a_new_process_the_same_view(tmp_path
     after = view_said(resumed)
     assert resumed.wait(timeout=20) == 0
     assert after == before
+    assert after["items"][0]["labels"] == {"tenant": "acme"}
+    assert_not_in_files(db, HOST_TOKEN)
 
 
 @pytest.mark.timeout(60)
@@ -81,3 +92,5 @@ def test_a_host_killed_as_it_journals_the_activity_leaves_it_for_the_next(tmp_pa
     assert after["status"] == "done"
     assert activities(after)[0] == SHOWN
     assert [item["text"] for item in after["items"] if item["kind"] == "assistant"] == ["done"]
+    assert after["items"][0]["labels"] == {"tenant": "acme"}
+    assert_not_in_files(db, HOST_TOKEN)

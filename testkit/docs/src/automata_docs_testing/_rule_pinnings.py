@@ -60,6 +60,14 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
             "packages/threads/tests/test_service_activity*.py",
         ),
     ),
+    RulePinning(
+        "docs/threads.md",
+        ("RL",),
+        (
+            "packages/core/tests/test_run_labels.py",
+            "packages/threads/tests/test_service_activity*.py",
+        ),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),

@@ -20,6 +20,7 @@ from automata.core import (
     Usage,
 )
 from automata.threads._activity import activity_from
+from automata.threads._labels import labels_from
 from automata.threads._records import (
     Decoded,
     compaction_from,
@@ -69,6 +70,8 @@ class TurnState:
     started: bool = False
     replies: int = 0
     """How many model replies of this turn the journal holds (steps and late ones)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """The run labels its send gave (RL4), journaled with its input."""
 
     @property
     def finished(self) -> bool:
@@ -160,6 +163,7 @@ class ThreadFold:
                 message_from(data["message"]),
                 bool(data.get("supplemental")),
                 str(data.get("request_key") or ""),
+                labels=labels_from(data),
             )
         elif kind == "input_cancelled":
             turn = self._turn(data)

@@ -77,6 +77,7 @@ from automata.threads._errors import (
 )
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import RecordedDecisions, asks_for
+from automata.threads._labels import HostMaps
 from automata.threads._records import compaction_record, cost_field, encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
@@ -112,7 +113,9 @@ class ThreadRunner:
         supplemental: Callable[[str], str | None],
         secret: Callable[[str], str | None],
         woken: Callable[[], int],
+        host_maps: HostMaps | None = None,
     ) -> None:
+        self.host_maps = host_maps or HostMaps()
         self.store = store
         self.thread_id = thread_id
         self.owner = owner
@@ -203,6 +206,7 @@ class ThreadRunner:
         queued = [t for t in fold.queue if t.turn_id != turn.turn_id]
         record = encode("turn_ended", turn=turn.turn_id, status=status, error=error)
         await self._append([record], active=bool(queued))
+        self.host_maps.forget(self.thread_id, turn.request_key)
 
     async def _run_turn(self, fold: ThreadFold, turn: TurnState) -> None:
         if turn.started and fold.answered(turn.turn_id):
@@ -419,6 +423,8 @@ class ThreadRunner:
                 hooks=hooks,
                 on_event=on_event,
                 approver=approver,
+                labels=turn.labels or None,
+                host=self.host_maps.get(self.thread_id, turn.request_key),
             )
             async with steps:
                 async for step in steps:

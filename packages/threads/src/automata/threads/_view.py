@@ -77,6 +77,8 @@ class ViewItem:
     partial_input: str | None = None
     live: bool = False
     activity: Activity | None = None
+    labels: dict[str, str] | None = None
+    """A turn's `user` item: the run labels its send gave (RL4), None without."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +178,11 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     message = entry.message
     if message.role == "user":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-        return [(f"{entry.key}.0", {"kind": "user", "text": text})]
+        turn = None if entry.turn_id is None else fold.turns.get(entry.turn_id)
+        labels = None
+        if turn is not None and turn.seq == entry.seq and turn.labels:
+            labels = dict(turn.labels)
+        return [(f"{entry.key}.0", {"kind": "user", "text": text, "labels": labels})]
     if message.role != "assistant":
         return []
     items: list[tuple[str, dict[str, Any]]] = []
