@@ -20,8 +20,10 @@ from automata.core import (
     ModelRequest,
     RunContext,
     RunLabels,
+    StreamEvent,
     ToolContext,
     ToolUseBlock,
+    as_tool,
     tool,
 )
 from automata.core.testing import ScriptedProvider, tool_call, tool_calls
@@ -112,3 +114,28 @@ async def test_labels_are_attributes_of_the_runs_span() -> None:
     assert run.attributes is not None
     assert run.attributes["automata.label.tenant"] == "acme"
     assert run.attributes["automata.label.request"] == "r-1"
+
+
+async def test_every_event_of_a_labelled_run_carries_its_labels_and_a_sub_agents_add_its_own() -> (
+    None
+):
+    """RL2: events name the run's labels; a sub-agent's events its own plus its parent's."""
+    helper = Agent(ScriptedProvider(["inner"]), name="helper", labels={"role": "helper"})
+    agent = Agent(
+        ScriptedProvider([tool_calls(tool_call("c1", "helper", task="x")), "outer"]),
+        tools=[as_tool(helper, "helper", "Help.")],
+        labels={"tenant": "acme"},
+    )
+    events: list[StreamEvent] = []
+    async with agent.stream("go", labels={"request": "r-1"}) as stream:
+        async for event in stream:
+            events.append(event)
+    top = {e.labels for e in events if e.depth == 0}
+    inner = {e.labels for e in events if e.depth == 1}
+    assert top == {RunLabels.of({"request": "r-1", "tenant": "acme"})}
+    assert inner == {RunLabels.of({"request": "r-1", "role": "helper", "tenant": "acme"})}
+    plain = Agent(ScriptedProvider(["hi"]))
+    async with plain.stream("go") as stream:
+        plain_labels = [event.labels async for event in stream]
+    assert plain_labels
+    assert set(plain_labels) == {RunLabels()}

@@ -12,6 +12,7 @@ from automata.core._blocks import Message
 from automata.core._cost import check_max_cost_priced
 from automata.core._deps import RunContext
 from automata.core._errors import RunError
+from automata.core._events import StreamEvent
 from automata.core._guardrails import InputGuard, InputGuardrail
 from automata.core._hooks import Hook, WithDeps
 from automata.core._labels import NO_LABELS, RunLabels
@@ -31,7 +32,7 @@ from automata.core._run_arguments import (
     new_invocation_id,
     task_message,
 )
-from automata.core._scope import RunScope
+from automata.core._scope import EventSink, RunScope
 from automata.core._steps import Step
 from automata.core._stop import StopReason
 
@@ -90,6 +91,20 @@ async def execute_run(
     )
 
 
+def labelled(emit: EventSink | None, labels: RunLabels) -> EventSink | None:
+    """`emit` with `labels` set on each event that has none yet (a sub-agent's
+    events come labelled with its own, which include its parent's); `emit` itself
+    for a run without labels, so an unlabelled run pays nothing."""
+    if emit is None or not labels:
+        return emit
+    sink = emit
+
+    def tagged(event: StreamEvent) -> None:
+        sink(replace(event, labels=labels) if not event.labels else event)
+
+    return tagged
+
+
 async def final_result(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
     """Run steps to the end and return the result they end with (L50)."""
     last: Step | RunResult[Any] | None = None
@@ -119,10 +134,12 @@ def run_steps(
     if task is not None:
         transcript.append(task)
     if plan.labels or plan.host is not None:
+        labels = scope.labels.merged(plan.labels)
         scope = replace(
             scope,
-            labels=scope.labels.merged(plan.labels),
+            labels=labels,
             host=scope.host if plan.host is None else plan.host,
+            emit=labelled(scope.emit, labels),
         )
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
