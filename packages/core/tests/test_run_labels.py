@@ -139,3 +139,13 @@ async def test_every_event_of_a_labelled_run_carries_its_labels_and_a_sub_agents
         plain_labels = [event.labels async for event in stream]
     assert plain_labels
     assert set(plain_labels) == {RunLabels()}
+
+
+async def test_labels_set_on_the_agent_later_are_checked_when_the_next_run_starts() -> None:
+    """RL1"""
+    agent = Agent(ScriptedProvider(["hi", "again"]))
+    agent.labels = RunLabels.of({"tenant": "acme"})
+    assert (await agent.run("go")).output == "hi"
+    agent.labels = {"bad key": "x"}  # type: ignore[assignment]
+    with pytest.raises(InvalidArgumentError, match="label key"):
+        await agent.run("go")

@@ -123,7 +123,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         labels: Mapping[str, str] | None = None,
     ) -> None:
         self.labels = RunLabels.of(labels)
-        """Correlation labels of every run of this agent (a run may add its own)."""
+        """Correlation labels of every run of this agent (a run may add its own); a
+        mapping set later is checked when the next run starts."""
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self.provider: Provider = traced(
             with_fallback(as_provider(provider), fallback), self.tracing
@@ -438,7 +439,7 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             post_run=_post_run_hooks(all_hooks),
             output=output,
             input_guardrails=self._input_guardrails,
-            labels=self.labels.merged(options.labels),
+            labels=RunLabels.of(self.labels).merged(options.labels),
             host=options.host,
         )
 
