@@ -18,6 +18,7 @@ from automata.core import (
     Message,
     ModelResponse,
     StopReason,
+    StreamAccumulator,
     TextBlock,
     ToolContext,
     ToolUseBlock,
@@ -130,6 +131,26 @@ async def test_progress_of_an_agents_tool_call_reaches_the_handler_naming_the_ca
     assert reports == [
         MCPProgress("asking", "box_count", "c1", step, 3.0, f"step {step}") for step in (1, 2, 3)
     ]
+
+
+async def test_progress_of_an_agents_tool_call_shows_as_its_activity_rows_without_a_handler() -> (
+    None
+):
+    """P17: each report is a row of the call's activity, and its status the last one."""
+    async with asking() as server:
+        agent = Agent(
+            ScriptedProvider([tool_calls(tool_call("c1", "box_count")), "done"]),
+            tools=await server.tools(prefix="box_"),
+        )
+        folded = StreamAccumulator()
+        async with agent.stream("go") as stream:
+            async for event in stream:
+                folded.add(event)
+    (call,) = folded.views()[0].tool_calls
+    assert call.activity is not None
+    assert [row.text for row in call.activity.rows] == [f"step {n} ({n}/3)" for n in (1, 2, 3)]
+    assert call.activity.status == "3/3"
+    assert call.result == "counted"
 
 
 async def test_resources_are_listed_across_pages_and_read() -> None:

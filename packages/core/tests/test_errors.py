@@ -43,7 +43,7 @@ PROVIDER_HINT = (
     'automata.anthropic, or a model string such as "anthropic:claude-sonnet-4-5"'
 )
 ACCEPTED = (
-    "approver, call_options, deps, hooks, max_correction_turns, max_steps, "
+    "approver, call_options, deps, hooks, host, labels, max_correction_turns, max_steps, "
     "native_structured_output, output_type, output_validators, tool_policy, usage_limits"
 )
 

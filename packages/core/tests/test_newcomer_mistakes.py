@@ -21,8 +21,8 @@ from automata.core.testing import ScriptedProvider, tool_call, tool_calls, tool_
 
 AGENT_KEYWORDS = (
     "approver, call_options, deps_type, fallback, handoffs, hooks, input_guardrails, instructions, "
-    "max_steps, name, output_guardrails, prices, provider, system_prompt, tool_policy, tools, "
-    "trace_content, tracer_provider, usage_limits"
+    "labels, max_steps, name, output_guardrails, prices, provider, system_prompt, tool_policy, "
+    "tools, trace_content, tracer_provider, usage_limits"
 )
 
 

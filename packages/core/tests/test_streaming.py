@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from automata.core import (
+    ActivityEvent,
     Agent,
     Approval,
     CompactionEvent,
@@ -150,6 +151,8 @@ def trace(events: Sequence[StreamEvent]) -> list[tuple[str, str]]:
             out.append(("handoff", event.to_agent))
         elif isinstance(event, CompactionEvent):
             out.append(("compaction", str(event.summary.covered)))
+        elif isinstance(event, ActivityEvent):
+            out.append(("activity", event.call_id))
         else:
             out.append(("partial", repr(event.output)))
     return out

@@ -22,6 +22,7 @@ from automata.threads.testing import (
     StoreConformanceError,
     StoreFactory,
     check_s1_a_failed_write_commits_nothing,
+    check_s1_fact_records_commit_with_their_results_and_read_back_exact,
     check_s2_concurrent_appends_get_consecutive_seqs,
     check_s3_duplicate_and_conflicting_appends,
     check_s4_claims_exclude_other_owners,
@@ -101,6 +102,14 @@ class LeavesChildrenBehind(MemoryStore):
         return Commit(0, 0)
 
 
+class CutsLongRecords(MemoryStore):
+    async def append(
+        self, thread_id: str, records: Sequence[NewRecord], **options: object
+    ) -> Commit:
+        cut = [NewRecord(record.kind, record.data[:65_536]) for record in records]
+        return await super().append(thread_id, cut, **options)  # type: ignore[arg-type]
+
+
 class OpensSilently(MemoryStore):
     async def open(self, progress: ProgressCallback | None = None) -> None:
         await super().open(None)
@@ -108,6 +117,7 @@ class OpensSilently(MemoryStore):
 
 BROKEN: list[tuple[type[MemoryStore], Callable[[StoreFactory], Awaitable[None]]]] = [
     (WritesSummaryBeforeItsFence, check_s1_a_failed_write_commits_nothing),
+    (CutsLongRecords, check_s1_fact_records_commit_with_their_results_and_read_back_exact),
     (AppendsWithoutATransaction, check_s2_concurrent_appends_get_consecutive_seqs),
     (ForgetsRequestKeys, check_s3_duplicate_and_conflicting_appends),
     (KeepsTheGeneration, check_s4_claims_exclude_other_owners),

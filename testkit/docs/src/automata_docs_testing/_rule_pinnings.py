@@ -60,6 +60,15 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
             "extensions/acp/tests/test_thread_sessions.py",
         ),
     ),
+    # Tool activity is set in the core and journaled by threads.
+    RulePinning(
+        "docs/threads.md",
+        ("AC",),
+        (
+            "packages/core/tests/test_streaming_activity.py",
+            "packages/threads/tests/test_service_activity*.py",
+        ),
+    ),
     RulePinning(
         "docs/threads.md",
         ("AR",),
@@ -67,6 +76,14 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
             "packages/threads/tests/test_service_artifact*.py",
             "packages/core/tests/test_artifacts.py",
             "packages/tools/tests/test_http_fetch.py",
+        ),
+    ),
+    RulePinning(
+        "docs/threads.md",
+        ("RL",),
+        (
+            "packages/core/tests/test_run_labels.py",
+            "packages/threads/tests/test_service_activity*.py",
         ),
     ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),

@@ -29,7 +29,7 @@ from automata.mcp._catalog import MCPPrompt, MCPResource, MCPResourceContents
 from automata.mcp._connection import Callbacks, Connect, Connection, describe
 from automata.mcp._elicitation import ElicitationHandler, elicitation_callback
 from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
-from automata.mcp._progress import MCPProgress, ProgressHandler
+from automata.mcp._progress import MCPProgress, ProgressHandler, show_progress
 from automata.mcp._results import from_mcp_result
 from automata.mcp._sampling import sampling_callback
 from automata.mcp._stdio import stdio_transport
@@ -354,9 +354,11 @@ class MCPServer:
         self, name: str, arguments: Mapping[str, Any], *, context: ToolContext[Any] | None = None
     ) -> ToolResult:
         """Call the server's tool `name` (its own name, without a prefix); `context` is
-        the agent's tool call, which progress reports name."""
+        the agent's tool call, which progress reports name and show on: each report
+        the server sends for an agent's call is a row of the call's activity (and its
+        status, `progress/total`), whether or not an `on_progress` handler is given."""
         progress = None
-        if self._on_progress is not None:
+        if self._on_progress is not None or context is not None:
             progress = self._progress_callback(name, context)
         raw = await self._request(
             lambda session: session.call_tool(name, dict(arguments), progress_callback=progress),
@@ -372,6 +374,8 @@ class MCPServer:
         call_id = context.call.id if context is not None else ""
 
         async def report(progress: float, total: float | None, message: str | None) -> None:
+            if context is not None:
+                show_progress(context, progress, total, message)
             if handler is None:
                 return
             done = handler(MCPProgress(self.name, tool, call_id, progress, total, message))

@@ -5,6 +5,12 @@ stream accumulator. Depends only on pydantic and opentelemetry-api.
 """
 
 from automata.core._accumulator import AgentView, StreamAccumulator, ToolCallView
+from automata.core._activity import (
+    Activity,
+    ActivityRow,
+    AnswerSummary,
+    SubAgentOperation,
+)
 from automata.core._agent import Agent
 from automata.core._approval import Approval, Approver
 from automata.core._artifacts import PREVIEW_CHARS, Artifact, artifact_of, preview_block
@@ -54,6 +60,7 @@ from automata.core._errors import (
     TranscriptVersionError,
 )
 from automata.core._events import (
+    ActivityEvent,
     CompactionEvent,
     CompactionSummary,
     HandoffEvent,
@@ -79,6 +86,7 @@ from automata.core._guardrails import (
 from automata.core._handoffs import Handoff, handoff
 from automata.core._hooks import Hook, post_run, pre_send
 from automata.core._iter import RunSteps
+from automata.core._labels import RunLabels
 from automata.core._limits import UsageLimitExceeded, UsageLimits
 from automata.core._model_strings import UnknownProviderError
 from automata.core._options import CallOptions, ToolChoice
@@ -105,6 +113,7 @@ from automata.core._stop import StopReason
 from automata.core._stream import RunStream
 from automata.core._structured import STRUCTURED_OUTPUT_TOOL
 from automata.core._subagent import SubAgentTool, TaskParams, as_tool, as_tool_func
+from automata.core._tool_activity import ToolActivity
 from automata.core._tool_retry import RetryingTool, with_tool_retry
 from automata.core._tool_warnings import ToolDefinitionWarning
 from automata.core._tools import (
@@ -125,8 +134,12 @@ __all__ = [
     "PREVIEW_CHARS",
     "STRUCTURED_OUTPUT_TOOL",
     "TRANSCRIPT_VERSION",
+    "Activity",
+    "ActivityEvent",
+    "ActivityRow",
     "Agent",
     "AgentView",
+    "AnswerSummary",
     "Approval",
     "Approver",
     "ArgumentTypeError",
@@ -194,6 +207,7 @@ __all__ = [
     "Role",
     "RunContext",
     "RunError",
+    "RunLabels",
     "RunOptions",
     "RunRef",
     "RunResult",
@@ -206,6 +220,7 @@ __all__ = [
     "StreamAccumulator",
     "StreamEvent",
     "StreamProvider",
+    "SubAgentOperation",
     "SubAgentTool",
     "Task",
     "TaskParams",
@@ -216,6 +231,7 @@ __all__ = [
     "ThinkingDelta",
     "ThinkingEvent",
     "Tool",
+    "ToolActivity",
     "ToolBatchAbortedError",
     "ToolCallDelta",
     "ToolCallDeltaEvent",

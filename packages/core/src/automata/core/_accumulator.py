@@ -5,7 +5,8 @@ the order they were first seen. Text and thinking are concatenated, tool calls a
 paired with their results (a result whose call was never announced is still
 recorded), a call's streamed argument text is kept until the call is announced, and
 usage is summed; the latest partial typed output is kept, and compaction summaries
-written for the lane's requests are counted. A handoff marks the lane it
+written for the lane's requests are counted. A call's latest `ActivityEvent` is its
+`ToolCallView.activity`, kept when its result arrives. A handoff marks the lane it
 leaves (`AgentView.handed_off_to`); `current_agent` names the agent answering the
 top-level run now. Views are frozen copies;
 `add` and every read take a lock, so another thread or task may read while a run
@@ -18,8 +19,10 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from automata.core._activity import Activity
 from automata.core._blocks import Block, ToolUseBlock
 from automata.core._events import (
+    ActivityEvent,
     CompactionEvent,
     HandoffEvent,
     PartialOutputEvent,
@@ -41,7 +44,8 @@ class ToolCallView:
     """One tool call as seen so far. `done` once its result arrived; `call` is None
     for a result whose call was never announced, and for a call whose arguments are
     still streaming. `arguments` is the argument text streamed so far; it is cleared
-    when the call is announced, whose `call.input` is the parsed value."""
+    when the call is announced, whose `call.input` is the parsed value. `activity` is
+    what the call shows a person (its latest `ActivityEvent`), None before any."""
 
     id: str
     name: str
@@ -51,6 +55,7 @@ class ToolCallView:
     blocks: tuple[Block, ...] = ()
     is_error: bool = False
     arguments: str = ""
+    activity: Activity | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +154,8 @@ class StreamAccumulator:
                 call = event.call
                 lane.arguments.pop(call.id, None)
                 known = lane.calls.get(call.id)
-                if known is not None and known.done:
-                    # the result was recorded first: keep it, and pair it with its call
+                if known is not None and (known.done or known.activity is not None):
+                    # the result (or activity) was recorded first: keep it, with its call
                     lane.calls[call.id] = replace(known, call=call)
                 else:
                     lane.calls[call.id] = ToolCallView(id=call.id, name=call.name, call=call)
@@ -165,7 +170,13 @@ class StreamAccumulator:
                     result=event.result,
                     blocks=event.blocks,
                     is_error=event.is_error,
+                    activity=known.activity if known is not None else None,
                 )
+            elif isinstance(event, ActivityEvent):
+                known = lane.calls.get(event.call_id)
+                if known is None:
+                    known = ToolCallView(id=event.call_id, name=event.name, call=None)
+                lane.calls[event.call_id] = replace(known, activity=event.activity)
             elif isinstance(event, UsageEvent):
                 lane.usage = lane.usage + event.usage
             elif isinstance(event, PartialOutputEvent):

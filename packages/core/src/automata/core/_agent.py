@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, overload
 
 from opentelemetry.trace import TracerProvider
@@ -22,6 +22,7 @@ from automata.core._guardrails import (
 )
 from automata.core._handoffs import Handoff
 from automata.core._hooks import Hook
+from automata.core._labels import RunLabels
 from automata.core._limits import UsageLimits
 from automata.core._loop import RunSettings
 from automata.core._model_strings import as_provider
@@ -119,7 +120,11 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
         output_guardrails: Iterable[OutputGuardrail[DepsT] | OutputGuardrailFunction[DepsT]] = (),
         handoffs: Iterable[Agent[Any] | Handoff] = (),
         fallback: Provider | str | Iterable[Provider | str] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
+        self.labels = RunLabels.of(labels)
+        """Correlation labels of every run of this agent (a run may add its own); a
+        mapping set later is checked when the next run starts."""
         self.tracing = Tracing.create(tracer_provider, capture_content=trace_content)
         self.provider: Provider = traced(
             with_fallback(as_provider(provider), fallback), self.tracing
@@ -434,6 +439,8 @@ class Agent(RunSurface[DepsT], Generic[DepsT]):
             post_run=_post_run_hooks(all_hooks),
             output=output,
             input_guardrails=self._input_guardrails,
+            labels=RunLabels.of(self.labels).merged(options.labels),
+            host=options.host,
         )
 
     def _start_transcript(self, messages: Sequence[Message] = ()) -> list[Message]:

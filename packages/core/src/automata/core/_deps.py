@@ -9,11 +9,13 @@ is of the agent's declared type.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
+
+from automata.core._labels import EMPTY_HOST, NO_LABELS, RunLabels
 
 if TYPE_CHECKING:
     from automata.core._events import StreamEvent
@@ -43,3 +45,7 @@ class RunContext(Generic[DepsT]):
     emit: Callable[[StreamEvent], None] = field(
         default=lambda event: None, compare=False, repr=False
     )
+    labels: RunLabels = field(default=NO_LABELS, compare=False)
+    """The run's correlation labels (set for a pre-send hook's context)."""
+    host: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HOST, compare=False, repr=False)
+    """The run's opaque host map (set for a pre-send hook's context)."""

@@ -1,6 +1,7 @@
 """Stream events: what a streaming run reports, as frozen values.
 
-Every event names the `agent` that produced it and the `invocation_id` of that agent's
+Every event names the `agent` that produced it, its run's `labels` and the
+`invocation_id` of that agent's
 run: a top-level run gets a fresh id; a sub-agent run started by a tool call uses the
 parent's tool-call id, and `agent` is the tool's name. `depth` is 0 at the top level
 and grows by one per nesting level. The ordering contract is in docs/streaming.md.
@@ -13,11 +14,14 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from automata.core._activity import Activity
 from automata.core._artifacts import Artifact
 from automata.core._blocks import Block, ToolUseBlock
+from automata.core._labels import NO_LABELS, RunLabels
 from automata.core._usage import Usage
 
 __all__ = [
+    "ActivityEvent",
     "CompactionEvent",
     "CompactionSummary",
     "HandoffEvent",
@@ -79,6 +83,8 @@ class _EventBase:
     agent: str
     invocation_id: str
     depth: int = 0
+    labels: RunLabels = NO_LABELS
+    """The run's correlation labels (docs/threads.md, RL2); empty for a run without."""
 
 
 @quick_init
@@ -182,6 +188,19 @@ class CompactionEvent(_EventBase):
     summary: CompactionSummary
 
 
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActivityEvent(_EventBase):
+    """Tool call `call_id` (of tool `name`) changed what it shows a person: `activity`
+    is everything it shows so far (cumulative; the latest event of a call stands).
+    Sent by the tool through `ToolContext.activity`, between the call's `ToolCallEvent`
+    and its `ToolResultEvent`."""
+
+    call_id: str
+    name: str
+    activity: Activity
+
+
 StreamEvent = (
     TextEvent
     | ThinkingEvent
@@ -192,4 +211,5 @@ StreamEvent = (
     | UsageEvent
     | HandoffEvent
     | CompactionEvent
+    | ActivityEvent
 )

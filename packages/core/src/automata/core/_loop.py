@@ -190,7 +190,13 @@ class RunLoop:
         guard = scope.input_guard
         self.guard = guard if guard is not None and not guard.spent else None
         self.on_handoff = scope.on_handoff
-        self.scope = RunScope(emit=scope.emit, budget=self.budget, usage=scope.usage)
+        self.scope = RunScope(
+            emit=scope.emit,
+            budget=self.budget,
+            usage=scope.usage,
+            labels=scope.labels,
+            host=scope.host,
+        )
         self.state = _RunState()
         self.batch_context: BatchContext | None = None
         self.open_calls: tuple[ToolUseBlock, ...] = ()
@@ -478,7 +484,13 @@ class RunLoop:
         has instructions or that pre-send hooks rewrite."""
         settings = self.settings
         context = RunContext(
-            self.deps, settings.agent, self.invocation_id, self.depth, self.emit or _ignore
+            self.deps,
+            settings.agent,
+            self.invocation_id,
+            self.depth,
+            self.emit or _ignore,
+            labels=self.scope.labels,
+            host=self.scope.host,
         )
         swap = settings.system_swap
         if swap is not None:

@@ -23,6 +23,7 @@ from automata.core._blocks import (
 )
 from automata.core._errors import ArgumentTypeError, InvalidArgumentError, TranscriptError
 from automata.core._hooks import Hook
+from automata.core._labels import NO_LABELS, RunLabels, host_map
 from automata.core._limits import UsageLimits
 from automata.core._options import CallOptions
 from automata.core._output_validators import OutputValidator, check_output_validator
@@ -63,8 +64,13 @@ class PerRun:
     usage_limits: UsageLimits | None = None
     output_validators: tuple[OutputValidator[Any, Any], ...] = ()
     approver: Approver | None = None
+    labels: RunLabels = NO_LABELS
+    host: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", RunLabels.of(self.labels))
+        if self.host is not None:
+            object.__setattr__(self, "host", host_map(self.host))
         object.__setattr__(self, "hooks", tuple(self.hooks))
         object.__setattr__(self, "output_validators", tuple(self.output_validators))
         for validator in self.output_validators:
@@ -103,6 +109,8 @@ class RunOptions(TypedDict, total=False):
     usage_limits: UsageLimits | None
     output_validators: Sequence[OutputValidator[Any, Any]]
     approver: Approver | None
+    labels: Mapping[str, str] | None
+    host: Mapping[str, Any] | None
 
 
 RUN_KEYWORDS = tuple(field.name for field in fields(PerRun))

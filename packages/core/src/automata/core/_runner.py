@@ -4,7 +4,7 @@ post-run hooks. Agent, Session, streams and sub-agent tools all run here."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -12,8 +12,10 @@ from automata.core._blocks import Message
 from automata.core._cost import check_max_cost_priced
 from automata.core._deps import RunContext
 from automata.core._errors import RunError
+from automata.core._events import StreamEvent
 from automata.core._guardrails import InputGuard, InputGuardrail
 from automata.core._hooks import Hook, WithDeps
+from automata.core._labels import NO_LABELS, RunLabels
 from automata.core._limits import UsageMeter
 from automata.core._loop import RunLoop, RunSettings
 from automata.core._output_stage import OutputPlan, OutputStage
@@ -30,7 +32,7 @@ from automata.core._run_arguments import (
     new_invocation_id,
     task_message,
 )
-from automata.core._scope import RunScope
+from automata.core._scope import EventSink, RunScope
 from automata.core._steps import Step
 from automata.core._stop import StopReason
 
@@ -59,6 +61,10 @@ class RunPlan:
     post_run: tuple[Hook, ...] = ()
     output: OutputPlan | None = None
     input_guardrails: tuple[InputGuardrail[Any], ...] = ()
+    labels: RunLabels = NO_LABELS
+    """The agent's labels plus the run's (see `_labels`)."""
+    host: Mapping[str, Any] | None = None
+    """The run's host map (None: the parent run's, or none)."""
 
 
 async def execute_run(
@@ -83,6 +89,20 @@ async def execute_run(
             deps=deps,
         )
     )
+
+
+def labelled(emit: EventSink | None, labels: RunLabels) -> EventSink | None:
+    """`emit` with `labels` set on each event that has none yet (a sub-agent's
+    events come labelled with its own, which include its parent's); `emit` itself
+    for a run without labels, so an unlabelled run pays nothing."""
+    if emit is None or not labels:
+        return emit
+    sink = emit
+
+    def tagged(event: StreamEvent) -> None:
+        sink(replace(event, labels=labels) if not event.labels else event)
+
+    return tagged
 
 
 async def final_result(steps: AsyncGenerator[Step | RunResult[Any], None]) -> RunResult[Any]:
@@ -113,6 +133,14 @@ def run_steps(
         check_max_cost_priced(limits.max_cost, plan.settings.prices)
     if task is not None:
         transcript.append(task)
+    if plan.labels or plan.host is not None:
+        labels = scope.labels.merged(plan.labels)
+        scope = replace(
+            scope,
+            labels=labels,
+            host=scope.host if plan.host is None else plan.host,
+            emit=labelled(scope.emit, labels),
+        )
     if limits is not None or scope.usage is not None:
         scope = replace(scope, usage=UsageMeter(limits, scope.usage))
     if plan.input_guardrails:
@@ -150,7 +178,7 @@ async def _loop_steps(
     post_run = plan.post_run
     stage = None if plan.output is None else OutputStage(plan.output, post_run, deps)
     tracing = settings.tracing
-    with tracing.run(settings.agent, invocation_id, depth) as span:
+    with tracing.run(settings.agent, invocation_id, depth, scope.labels) as span:
         loop = RunLoop(settings, transcript, invocation_id, depth, scope, deps, stage)
         result: RunResult[Any] | None = None
         steps = loop.steps()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from automata.core._events import StreamEvent
+from automata.core._labels import EMPTY_HOST, NO_LABELS, RunLabels
 from automata.core._policy import CallBudget
 
 if TYPE_CHECKING:
@@ -36,3 +37,7 @@ class RunScope:
     on_handoff: Callable[[Any], None] | None = None
     """Told the `Agent` a run handed the conversation to (a session follows it); never
     passed on to sub-agents."""
+    labels: RunLabels = NO_LABELS
+    """The run's correlation labels (its parent's, for a sub-agent, plus its own)."""
+    host: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HOST)
+    """The run's opaque host map (a sub-agent's is its parent's unless given one)."""

@@ -40,9 +40,11 @@ from automata.core._blocks import (
 )
 from automata.core._deps import DepsT
 from automata.core._errors import AutomataError, ToolDefinitionError
+from automata.core._labels import RunLabels
 from automata.core._schema import model_schema, type_name
 from automata.core._scope import RunScope
 from automata.core._threads import ThreadSlots, ToolThreads
+from automata.core._tool_activity import ToolActivity
 from automata.core._tool_warnings import warn_undescribed_tool
 
 __all__ = [
@@ -138,6 +140,35 @@ class ToolContext(Generic[DepsT]):
     retries: int = 0
     """How many times this tool has raised `ModelRetry` so far in this run (0 on its
     first call; L87)."""
+    activity: ToolActivity = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    """What the call shows a person (`label`, `row`, `status`, `operation`), streamed
+    as `ActivityEvent`s of the call; made for the call when none is given."""
+
+    @property
+    def labels(self) -> RunLabels:
+        """The run's correlation labels (its agent's and its own)."""
+        return self.scope.labels
+
+    @property
+    def host(self) -> Mapping[str, Any]:
+        """The run's opaque host map, read-only (empty when it was given none); an
+        approver sees it through the same context."""
+        return self.scope.host
+
+    def __post_init__(self) -> None:
+        if self.activity is None:
+            handle = ToolActivity(
+                self.call,
+                agent=self.agent,
+                invocation_id=self.invocation_id,
+                depth=self.depth,
+                emit=self.scope.emit,
+            )
+            object.__setattr__(self, "activity", handle)
+
+
+InvalidLabel = Callable[[Mapping[str, Any]], "str | None"]
+"""Makes a display label from arguments that failed a tool's schema."""
 
 
 class Tool(Protocol):
@@ -326,11 +357,17 @@ class FunctionTool:
     (it passes a stable key to the outside world, or it has no effect). A durable
     runtime may re-run such a call whose outcome was lost; the loop itself never does
     (L13). Other `Tool` implementations declare it with an `idempotent` attribute."""
+    invalid_label: InvalidLabel | None = field(default=None, repr=False)
+    """Given the arguments of a call that parsed as a JSON object but failed the
+    schema, a safe display label for the call (or None), set as its activity label.
+    Display only: the call still fails with `invalid args: ...` and the function never
+    runs; a label function that raises is ignored."""
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         try:
             parsed = self.arguments_model.model_validate(arguments)
         except ValidationError as exc:
+            self._label_invalid(arguments, context)
             raise InvalidToolArguments(format_validation_error(exc)) from None
         if self.model_parameter is not None:
             kwargs: dict[str, Any] = {self.model_parameter: parsed}
@@ -344,6 +381,16 @@ class FunctionTool:
             threads = context.threads or ToolThreads(ThreadSlots())
             value = await threads.run(f"automata-tool-{self.name}", self.function, **kwargs)
         return to_tool_result(value)
+
+    def _label_invalid(self, arguments: Mapping[str, Any], context: ToolContext) -> None:
+        if self.invalid_label is None or not isinstance(arguments, Mapping):
+            return
+        try:
+            label = self.invalid_label(arguments)
+        except Exception:  # display only: a failing label changes nothing
+            return
+        if isinstance(label, str) and label:
+            context.activity.label(label)
 
 
 def _build_function_tool(
@@ -459,6 +506,7 @@ def tool(
     description: str | None = None,
     retries: int | None = None,
     idempotent: bool = False,
+    invalid_label: InvalidLabel | None = None,
 ) -> FunctionTool: ...
 
 
@@ -469,6 +517,7 @@ def tool(
     description: str | None = None,
     retries: int | None = None,
     idempotent: bool = False,
+    invalid_label: InvalidLabel | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -480,6 +529,7 @@ def tool(
     description: str | None = None,
     retries: int | None = None,
     idempotent: bool = False,
+    invalid_label: InvalidLabel | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function: `@tool`, `@tool(name=...)` or `tool(fn, ...)`.
 
@@ -490,8 +540,10 @@ def tool(
     receives the call's context. `retries` is how many times per run the tool may
     raise `ModelRetry` (None: the tool policy's; a policy's `per_tool` limits win).
     `idempotent=True` declares that running a call twice does no more than running it
-    once (see `FunctionTool.idempotent`); it changes nothing in the loop. Raises
-    `ToolDefinitionError` for what cannot work, `ValueError` for negative `retries`.
+    once (see `FunctionTool.idempotent`); it changes nothing in the loop.
+    `invalid_label` gives a call whose arguments fail the schema a display label (see
+    `FunctionTool.invalid_label`). Raises `ToolDefinitionError` for what cannot
+    work, `ValueError` for negative `retries`.
     """
     if retries is not None and retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
@@ -500,6 +552,8 @@ def tool(
         made = _build_function_tool(fn, name, description)
         if idempotent:
             made = replace(made, idempotent=True)
+        if invalid_label is not None:
+            made = replace(made, invalid_label=invalid_label)
         return made if retries is None else replace(made, retries=retries)
 
     if function is None:

@@ -20,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 
 from automata.core._blocks import ToolResultBlock, ToolUseBlock, messages_json
+from automata.core._labels import NO_LABELS, RunLabels
 from automata.core._provider import ModelRequest, ModelResponse, Provider
 from automata.core._usage import Usage
 
@@ -67,9 +68,14 @@ class Tracing:
         tracer = trace.get_tracer("automata.core", tracer_provider=tracer_provider)
         return cls(tracer=tracer, capture_content=capture_content)
 
-    def run(self, agent: str, invocation_id: str, depth: int) -> _SpanScope:
-        """The span of one run (`invoke_agent`), for a `with` block."""
+    def run(
+        self, agent: str, invocation_id: str, depth: int, labels: RunLabels = NO_LABELS
+    ) -> _SpanScope:
+        """The span of one run (`invoke_agent`), for a `with` block; each of the run's
+        labels is an attribute `automata.label.<key>`."""
         attributes = {OPERATION: "invoke_agent", AGENT_NAME: agent, CONVERSATION_ID: invocation_id}
+        for key, value in labels.items:
+            attributes[f"automata.label.{key}"] = value
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "run started",

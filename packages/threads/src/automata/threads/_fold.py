@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from automata.core import (
+    Activity,
     CompactionSummary,
     CostTally,
     Message,
@@ -18,7 +19,9 @@ from automata.core import (
     ToolUseBlock,
     Usage,
 )
+from automata.threads._activity import activity_from
 from automata.threads._artifacts import ArtifactInfo, artifact_info
+from automata.threads._labels import labels_from
 from automata.threads._records import (
     Decoded,
     compaction_from,
@@ -69,6 +72,8 @@ class TurnState:
     started: bool = False
     replies: int = 0
     """How many model replies of this turn the journal holds (steps and late ones)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """The run labels its send gave (RL4), journaled with its input."""
 
     @property
     def finished(self) -> bool:
@@ -92,6 +97,8 @@ class CallState:
     block: int
     dispatched: bool = False
     result: ToolResultBlock | None = None
+    activity: Activity | None = None
+    """What the call showed a person (its latest `activity` record), if anything."""
 
 
 @dataclass
@@ -166,6 +173,7 @@ class ThreadFold:
                 message_from(data["message"]),
                 bool(data.get("supplemental")),
                 str(data.get("request_key") or ""),
+                labels=labels_from(data),
             )
         elif kind == "input_cancelled":
             turn = self._turn(data)
@@ -241,6 +249,10 @@ class ThreadFold:
             self.todo_marks.append((len(self.entries), self.todos))
         elif kind == "artifact":
             self.artifacts.setdefault(str(data["id"]), artifact_info(record.seq, data))
+        elif kind == "activity":
+            shown = self.calls.get(str(data.get("call")))
+            if shown is not None:
+                shown.activity = activity_from(record)
         # a kind this version does not know is kept in the journal and left out here
 
     def _turn(self, data: dict[str, Any]) -> TurnState:

@@ -19,6 +19,7 @@ from automata.threads._agents import AgentFactory
 from automata.threads._draft import Draft, LiveDrafts
 from automata.threads._errors import HostClosedError, ThreadNotFoundError, ThreadsError
 from automata.threads._fold import ThreadFold
+from automata.threads._labels import HostMaps
 from automata.threads._records import decode
 from automata.threads._runner import ThreadRunner
 from automata.threads._text import check_text
@@ -67,6 +68,8 @@ class Host:
         self._runners: dict[str, asyncio.Task[None]] = {}
         self._wakes: dict[str, int] = {}
         self._supplemental: dict[tuple[str, str], str] = {}
+        self.host_maps = HostMaps()
+        """The host maps of sends to this host, in memory only (RL5)."""
         self._secrets: dict[tuple[str, str], str] = {}
         self._changes: dict[str, int] = {}
         self._changed = asyncio.Event()
@@ -189,6 +192,7 @@ class Host:
             supplemental=lambda key: self._supplemental.pop((thread_id, key), None),
             secret=lambda key: self._secrets.pop((thread_id, key), None),
             woken=lambda: self._wakes.get(thread_id, 0),
+            host_maps=self.host_maps,
         )
         task = asyncio.create_task(runner.run(), name=f"automata-thread-{thread_id}")
         self._runners[thread_id] = task

@@ -47,6 +47,9 @@ Kinds (data fields besides `v`):
 - `todos`: `turn`, `call` (both null for a list a fork carried over), `items` (each
   `content`, `status`, `priority`): the thread's to-do list from then on, committed
   with the result of the `todo_tool()` call that set it (docs/threads.md TD2).
+- `activity`: `turn`, `call`, `activity` (the core's `Activity`, as its `to_data`
+  writes it): what a tool call showed a person, journaled with the call's results
+  (see `_activity`); the latest one of a call stands.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from automata.core import (
+    ActivityEvent,
     Agent,
     Approver,
     CompactionEvent,
@@ -59,6 +60,7 @@ from automata.core import (
     ToolStep,
     ToolUseBlock,
 )
+from automata.threads._activity import PendingActivity
 from automata.threads._agents import (
     AgentFactory,
     AgentRequest,
@@ -77,6 +79,7 @@ from automata.threads._errors import (
 )
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import RecordedDecisions, asks_for
+from automata.threads._labels import HostMaps
 from automata.threads._records import compaction_record, cost_field, encode, message_data
 from automata.threads._recovery import (
     CANCELLED,
@@ -113,7 +116,9 @@ class ThreadRunner:
         supplemental: Callable[[str], str | None],
         secret: Callable[[str], str | None],
         woken: Callable[[], int],
+        host_maps: HostMaps | None = None,
     ) -> None:
+        self.host_maps = host_maps or HostMaps()
         self.store = store
         self.thread_id = thread_id
         self.owner = owner
@@ -204,6 +209,7 @@ class ThreadRunner:
         queued = [t for t in fold.queue if t.turn_id != turn.turn_id]
         record = encode("turn_ended", turn=turn.turn_id, status=status, error=error)
         await self._append([record], active=bool(queued))
+        self.host_maps.forget(self.thread_id, turn.request_key)
 
     async def _run_turn(self, fold: ThreadFold, turn: TurnState) -> None:
         if turn.started and fold.answered(turn.turn_id):
@@ -401,6 +407,7 @@ class ThreadRunner:
         written: list[CompactionSummary] = []
         kept = set(fold.artifacts)  # ids the journal holds or this run will write
         returned: list[NewRecord] = []
+        shown = PendingActivity(turn_id)
 
         def on_event(event: StreamEvent) -> None:
             if isinstance(event, CompactionEvent):
@@ -412,6 +419,8 @@ class ThreadRunner:
                         if artifact.id not in kept:
                             kept.add(artifact.id)
                             returned.append(artifact_record(turn_id, event.call.id, artifact))
+            elif isinstance(event, ActivityEvent):
+                shown.take(event)
             elif draft.take(event):
                 self.drafts.changed(self.thread_id)
 
@@ -435,6 +444,8 @@ class ThreadRunner:
                 hooks=hooks,
                 on_event=on_event,
                 approver=approver,
+                labels=turn.labels or None,
+                host=self.host_maps.get(self.thread_id, turn.request_key),
             )
             async with steps:
                 async for step in steps:
@@ -478,6 +489,7 @@ class ThreadRunner:
                             *compactions(),
                             *between,
                             *artifacts(),
+                            *shown.records(),
                             encode("results", turn=turn_id, message=message_data(step.results)),
                             *todo_records(agent, turn_id, step.calls, step.results),
                         ]
@@ -499,6 +511,7 @@ class ThreadRunner:
             late = [
                 *compactions(),
                 *artifacts(),
+                *shown.records(),
                 *(
                     encode("message", turn=turn_id, message=message_data(message))
                     for message in messages[journaled:]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from automata.threads._errors import (
 )
 from automata.threads._fold import ThreadFold, TurnState
 from automata.threads._interactions import REDACTED
+from automata.threads._labels import labels_field
 from automata.threads._records import decode, encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
@@ -359,26 +360,39 @@ class ThreadService:
         *,
         request_key: str,
         supplemental: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        host: Mapping[str, Any] | None = None,
     ) -> ThreadView:
         """Accept a user message: it is committed before any model call, and the view
         is returned at once while the turn runs in the background (queued behind the
         running turn, if one runs). `supplemental` is shown to the model with this
         turn's message in every request of the turn, in this process, and never
-        stored."""
+        stored. `labels` are the turn's run labels, journaled with the message (RL4);
+        `host` is the turn's opaque host map, kept in this process only and never
+        stored (RL5)."""
         self._host.admit()
         user = _user_message(message)
         check_texts(supplemental, "send's supplemental")
         extra = None if supplemental is None else hashlib.sha256(supplemental.encode()).hexdigest()
+        labelled = labels_field(labels)
         claim = _claim(
-            "send", request_key, thread_id=thread_id, message=message_data(user), extra=extra
+            "send",
+            request_key,
+            thread_id=thread_id,
+            message=message_data(user),
+            extra=extra,
+            **labelled,
         )
         if supplemental is not None:
             self._host.remember_supplemental(thread_id, request_key, supplemental)
+        if host is not None:
+            self._host.host_maps.remember(thread_id, request_key, host)
         record = encode(
             "input",
             message=message_data(user),
             request_key=request_key,
             supplemental=supplemental is not None,
+            **labelled,
         )
         commit = await self._store.append(thread_id, [record], request=claim, active=True)
         if not commit.duplicate:

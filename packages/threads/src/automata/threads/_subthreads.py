@@ -31,7 +31,9 @@ def child_thread_tool(service: ThreadService, name: str, description: str) -> Fu
     and returns the child's final answer. The host's factory is asked for the child's
     agent with `AgentRequest.agent == name` (and `parent_id` set). A child turn that
     ends other than `done` makes the call fail with its status and error. Cancelling
-    the parent's turn cancels the child's."""
+    the parent's turn cancels the child's. The call's activity (AC rules) is labelled
+    with the task, names its child in a `start` operation and ends with the child's
+    status."""
 
     async def run_child(task: str, context: ToolContext[Any]) -> str:
         parent = thread_of(context)
@@ -42,6 +44,8 @@ def child_thread_tool(service: ThreadService, name: str, description: str) -> Fu
             request_key=f"{key}/create", title=name, parent_id=parent, agent=name
         )
         child_id = child.thread_id
+        context.activity.label(f"{name}: {task}")
+        context.activity.operation("start", [child_id])
         try:
             await service.send(child_id, task, request_key=f"{key}/send")
             async with aclosing(service.subscribe(child_id)) as views:
@@ -56,6 +60,7 @@ def child_thread_tool(service: ThreadService, name: str, description: str) -> Fu
             with contextlib.suppress(HostClosedError):
                 await asyncio.shield(service.cancel(child_id, request_key=f"{key}/cancel"))
             raise
+        context.activity.status(view.status)
         if view.status != "done":
             raise RuntimeError(f"{name} ended {view.status}: {view.error or 'no answer'}")
         answers = [item.text for item in view.items if item.kind == "assistant"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from automata.core import Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.core import Activity, Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from automata.threads._activity import with_answer
 from automata.threads._artifacts import ArtifactInfo
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
@@ -56,7 +57,12 @@ class ViewItem:
     it gates or answers) asks a person: `interaction_id` is what `respond` takes,
     `interaction_kind` is `approval` or `question`, `text` the question, `status`
     `pending`, `answered` or `closed` (its turn ended unanswered), `result` the answer
-    (`[redacted]` for a secret one)."""
+    (`[redacted]` for a secret one).
+
+    `activity` is what a `tool_call` item's tool showed a person (AC rules: a label,
+    rows, a status, a sub-agent operation), None when it showed nothing; a question's
+    call and its `interaction` item carry the answer summary in it once answered
+    (only `redacted` for a secret answer)."""
 
     id: str
     ordinal: int
@@ -72,6 +78,9 @@ class ViewItem:
     interaction_kind: str | None = None
     partial_input: str | None = None
     live: bool = False
+    activity: Activity | None = None
+    labels: dict[str, str] | None = None
+    """A turn's `user` item: the run labels its send gave (RL4), None without."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +188,11 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     message = entry.message
     if message.role == "user":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-        return [(f"{entry.key}.0", {"kind": "user", "text": text})]
+        turn = None if entry.turn_id is None else fold.turns.get(entry.turn_id)
+        labels = None
+        if turn is not None and turn.seq == entry.seq and turn.labels:
+            labels = dict(turn.labels)
+        return [(f"{entry.key}.0", {"kind": "user", "text": text, "labels": labels})]
     if message.role != "assistant":
         return []
     items: list[tuple[str, dict[str, Any]]] = []
@@ -199,6 +212,10 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                 result = call.result.text
             elif call is not None and call.dispatched:
                 status = "running"
+            asked = None if call is None else fold.interaction_for(call)
+            activity = None if call is None else call.activity
+            if asked is not None and asked.kind == "question" and asked.answered:
+                activity = with_answer(activity, asked.answer, secret=asked.secret)
             items.append(
                 (
                     key,
@@ -209,10 +226,10 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                         "call_id": block.id,
                         "status": status,
                         "result": result,
+                        "activity": activity,
                     },
                 )
             )
-            asked = None if call is None else fold.interaction_for(call)
             if asked is not None:
                 state: ItemStatus = "answered" if asked.answered else "pending"
                 if not asked.answered and fold.turns[asked.turn_id].finished:
@@ -229,6 +246,7 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                             "result": asked.answer,
                             "interaction_id": asked.interaction_id,
                             "interaction_kind": asked.kind,
+                            "activity": activity if asked.kind == "question" else None,
                         },
                     )
                 )

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from automata.threads._conformance_activity import (
+    check_s1_fact_records_commit_with_their_results_and_read_back_exact,
+)
 from automata.threads._conformance_facts import check_s2_todo_records_read_back_exactly
 from automata.threads._conformance_journal import (
     check_s1_a_failed_write_commits_nothing,
@@ -79,6 +82,7 @@ __all__ = [
     "check_rt5_request_keys_stay_and_bad_arguments_are_refused",
     "check_s1_a_failed_write_commits_nothing",
     "check_s1_create_commits_thread_and_records_together",
+    "check_s1_fact_records_commit_with_their_results_and_read_back_exact",
     "check_s2_concurrent_appends_get_consecutive_seqs",
     "check_s2_journal_is_ordered_and_paged_without_gaps",
     "check_s2_todo_records_read_back_exactly",
@@ -106,6 +110,7 @@ __all__ = [
 ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s1_create_commits_thread_and_records_together,
     check_s1_a_failed_write_commits_nothing,
+    check_s1_fact_records_commit_with_their_results_and_read_back_exact,
     check_s2_journal_is_ordered_and_paged_without_gaps,
     check_s2_concurrent_appends_get_consecutive_seqs,
     check_s2_todo_records_read_back_exactly,
@@ -170,6 +175,9 @@ class StoreConformance:
 
     async def test_s1_a_failed_write_commits_nothing(self) -> None:
         await check_s1_a_failed_write_commits_nothing(self.make_store)
+
+    async def test_s1_fact_records_commit_with_their_results_and_read_back_exact(self) -> None:
+        await check_s1_fact_records_commit_with_their_results_and_read_back_exact(self.make_store)
 
     async def test_s2_journal_is_ordered_and_paged_without_gaps(self) -> None:
         await check_s2_journal_is_ordered_and_paged_without_gaps(self.make_store)
