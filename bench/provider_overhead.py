@@ -42,8 +42,6 @@ import argparse
 import asyncio
 import cProfile
 import gc
-import importlib
-import json
 import os
 import pstats
 import re
@@ -52,389 +50,49 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from automata_wire_testing import Reply, WireServer, sse_data, sse_event
-from automata_wire_testing import responses as responses_wire
 from automata_wire_testing.older_clients import without_raw_post
 
-TEXT = (
-    "The weather in Oslo is snowy with light winds from the north; expect around "
-    "minus four degrees this afternoon and clearer skies by the evening."
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._hand_loops import (
+    SCHEMA,
+    TASK,
+    TEXT,
+    async_weather,
+    hand_anthropic,
+    hand_anthropic_call,
+    hand_openai,
+    hand_openai_call,
+    hand_responses,
+    hand_responses_call,
 )
-TASK = "What's the weather in Oslo?"
-SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string", "description": "the city"}},
-    "required": ["city"],
-}
+from bench._overhead_server import _gemini_sides, local_server
 
-
-def weather(city: str) -> str:
-    """Current weather for a city."""
-    return f"snow and -4C in {city}"
-
-
-async def async_weather(city: str) -> str:
-    """Current weather for a city."""
-    return weather(city)
-
-
-# ----------------------------------------------------------------- the local server
-
-
-def _words(text: str) -> list[str]:
-    words = text.split(" ")
-    return [w + " " for w in words[:-1]] + [words[-1]]
-
-
-def _anthropic(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
-    last = body["messages"][-1]["content"]
-    answered = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
-    if answered:
-        content: list[dict[str, Any]] = [{"type": "text", "text": TEXT}]
-        stop = "end_turn"
-    else:
-        content = [
-            {"type": "text", "text": "Let me check."},
-            {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Oslo"}},
-        ]
-        stop = "tool_use"
-    usage = {"input_tokens": 120, "output_tokens": 40, "cache_read_input_tokens": 0}
-    message = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": body["model"],
-        "content": content,
-        "stop_reason": stop,
-        "stop_sequence": None,
-        "usage": usage,
-    }
-
-    event = sse_event
-    start = {**message, "content": [], "stop_reason": None}
-    events = [event("message_start", {"type": "message_start", "message": start})]
-    for index, block in enumerate(content):
-        if block["type"] == "text":
-            opening: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": w} for w in _words(block["text"])]
-        else:
-            opening = {**block, "input": {}}
-            raw = json.dumps(block["input"])
-            deltas = [
-                {"type": "input_json_delta", "partial_json": raw[i : i + 6]}
-                for i in range(0, len(raw), 6)
-            ]
-        events.append(
-            event(
-                "content_block_start",
-                {"type": "content_block_start", "index": index, "content_block": opening},
-            )
-        )
-        events.extend(
-            event(
-                "content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}
-            )
-            for d in deltas
-        )
-        events.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(
-        event(
-            "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": usage},
-        )
-    )
-    events.append(event("message_stop", {"type": "message_stop"}))
-    return message, events
-
-
-def _openai(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
-    answered = body["messages"][-1]["role"] == "tool"
-    message: dict[str, Any] = {"role": "assistant", "content": TEXT if answered else None}
-    if not answered:
-        message["tool_calls"] = [
-            {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "weather", "arguments": '{"city":"Oslo"}'},
-            }
-        ]
-    finish = "stop" if answered else "tool_calls"
-    usage = {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160}
-    completion = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": body["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": usage,
-    }
-
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
-        data = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": body["model"],
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-        }
-        return sse_data(data)
-
-    events = [chunk({"role": "assistant", "content": ""})]
-    if answered:
-        events.extend(chunk({"content": w}) for w in _words(TEXT))
-    else:
-        call = message["tool_calls"][0]
-        head = {
-            "index": 0,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": "weather", "arguments": ""},
-        }
-        events.append(chunk({"tool_calls": [head]}))
-        raw = call["function"]["arguments"]
-        events.extend(
-            chunk({"tool_calls": [{"index": 0, "function": {"arguments": raw[i : i + 6]}}]})
-            for i in range(0, len(raw), 6)
-        )
-    events.append(chunk({}, finish))
-    usage_chunk = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": body["model"],
-        "choices": [],
-        "usage": usage,
-    }
-    events.append(sse_data(usage_chunk))
-    events.append(b"data: [DONE]\n\n")
-    return completion, events
-
-
-def _openai_responses(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
-    answered = body["input"][-1].get("type") == "function_call_output"
-    if answered:
-        output = [responses_wire.message(TEXT)]
-    else:
-        output = [responses_wire.function_call("call_1", "weather", '{"city":"Oslo"}')]
-    usage = responses_wire.usage(120, 40)
-    whole = responses_wire.response(*output, usage=usage, model=body["model"])
-    return whole, responses_wire.stream_events(whole, pieces=_words)
-
-
-def _reply(build: Callable[[dict[str, Any]], tuple[dict[str, Any], list[bytes]]]) -> Any:
-    def respond(body: dict[str, Any]) -> Reply:
-        whole, events = build(body)
-        return Reply(events=events) if body.get("stream") else Reply(json_body=whole)
-
-    return respond
-
-
-def serve() -> None:
-    """Child process: answer both wires on 127.0.0.1, print the port, serve until
-    terminated. Requests are not recorded, and events go out back to back."""
-    server = WireServer(record=False, pace=False)
-    server.route("/messages", _reply(_anthropic))
-    server.route("/responses", _reply(_openai_responses))
-    _gemini_sides().add_routes(server)
-    server.always(_reply(_openai))
-    server.start()
-    print(server.port, flush=True)
-    threading.Event().wait()
-
-
-# ----------------------------------------------------------- hand-written SDK loops
-
-
-ANTHROPIC_TOOLS = [
-    {"name": "weather", "description": "Current weather for a city.", "input_schema": SCHEMA}
+__all__ = [
+    "ALL_CASES",
+    "TASK",
+    "TEXT",
+    "Timing",
+    "agent_run",
+    "async_weather",
+    "cpu_rounds",
+    "hand_anthropic",
+    "hand_openai",
+    "hand_responses",
+    "interleaved",
+    "local_server",
+    "make_agent",
+    "make_client",
 ]
-
-
-async def hand_anthropic_call(
-    client: Any, model: str, messages: list[dict[str, Any]], stream: bool
-) -> tuple[list[dict[str, Any]], str | None]:
-    """One model call the way a hand-written loop makes it: content blocks as dicts."""
-    if not stream:
-        message = await client.messages.create(
-            model=model, max_tokens=1024, messages=messages, tools=ANTHROPIC_TOOLS
-        )
-        return [block.to_dict() for block in message.content], message.stop_reason
-    content: list[dict[str, Any]] = []
-    parts: dict[int, list[str]] = {}
-    stop = None
-    events = await client.messages.create(
-        model=model, max_tokens=1024, messages=messages, tools=ANTHROPIC_TOOLS, stream=True
-    )
-    async for event in events:
-        if event.type == "content_block_start":
-            content.append(event.content_block.to_dict())
-            parts[event.index] = []
-        elif event.type == "content_block_delta":
-            delta = event.delta
-            if delta.type == "text_delta":
-                parts[event.index].append(delta.text)
-            elif delta.type == "input_json_delta":
-                parts[event.index].append(delta.partial_json)
-        elif event.type == "content_block_stop":
-            block = content[event.index]
-            joined = "".join(parts[event.index])
-            if block["type"] == "text":
-                block["text"] = joined
-            elif block["type"] == "tool_use":
-                block["input"] = json.loads(joined) if joined else {}
-        elif event.type == "message_delta":
-            stop = event.delta.stop_reason
-    return content, stop
-
-
-async def hand_anthropic(client: Any, model: str, stream: bool) -> str:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
-    while True:
-        content, stop = await hand_anthropic_call(client, model, messages, stream)
-        messages.append({"role": "assistant", "content": content})
-        if stop != "tool_use":
-            return "".join(b["text"] for b in content if b["type"] == "text")
-        results = [
-            {"type": "tool_result", "tool_use_id": b["id"], "content": weather(**b["input"])}
-            for b in content
-            if b["type"] == "tool_use"
-        ]
-        messages.append({"role": "user", "content": results})
-
-
-OPENAI_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "weather",
-            "description": "Current weather for a city.",
-            "parameters": SCHEMA,
-        },
-    }
-]
-
-
-async def hand_openai_call(
-    client: Any, model: str, messages: list[dict[str, Any]], stream: bool
-) -> tuple[str | None, list[dict[str, Any]]]:
-    """One model call the way a hand-written loop makes it: text and tool calls."""
-    if not stream:
-        completion = await client.chat.completions.create(
-            model=model, messages=messages, tools=OPENAI_TOOLS
-        )
-        reply = completion.choices[0].message
-        return reply.content, [c.to_dict() for c in reply.tool_calls or ()]
-    text: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    chunks = await client.chat.completions.create(
-        model=model,
-        messages=messages,
-        tools=OPENAI_TOOLS,
-        stream=True,
-        stream_options={"include_usage": True},
-    )
-    async for chunk in chunks:
-        for choice in chunk.choices:
-            delta = choice.delta
-            if delta.content:
-                text.append(delta.content)
-            for fragment in delta.tool_calls or ():
-                call = calls.setdefault(fragment.index, {"id": "", "name": "", "arguments": ""})
-                if fragment.id:
-                    call["id"] = fragment.id
-                if fragment.function and fragment.function.name:
-                    call["name"] = fragment.function.name
-                if fragment.function and fragment.function.arguments:
-                    call["arguments"] += fragment.function.arguments
-    tool_calls = [
-        {
-            "id": c["id"],
-            "type": "function",
-            "function": {"name": c["name"], "arguments": c["arguments"]},
-        }
-        for _, c in sorted(calls.items())
-    ]
-    return "".join(text) or None, tool_calls
-
-
-async def hand_openai(client: Any, model: str, stream: bool) -> str:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
-    while True:
-        content, tool_calls = await hand_openai_call(client, model, messages, stream)
-        assistant: dict[str, Any] = {"role": "assistant", "content": content}
-        if tool_calls:
-            assistant["tool_calls"] = tool_calls
-        messages.append(assistant)
-        if not tool_calls:
-            return content or ""
-        for call in tool_calls:
-            arguments = json.loads(call["function"]["arguments"])
-            result = weather(**arguments)
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
-
-
-RESPONSES_TOOLS = [
-    {
-        "type": "function",
-        "name": "weather",
-        "description": "Current weather for a city.",
-        "parameters": SCHEMA,
-        "strict": False,
-    }
-]
-
-
-async def hand_responses_call(
-    client: Any, model: str, items: list[dict[str, Any]], stream: bool
-) -> list[dict[str, Any]]:
-    """One Responses call the way a hand-written loop makes it: the output items as
-    dicts (text deltas collected while streaming)."""
-    if not stream:
-        response = await client.responses.create(model=model, input=items, tools=RESPONSES_TOOLS)
-        return [item.to_dict() for item in response.output]
-    text: list[str] = []
-    output: list[dict[str, Any]] = []
-    events = await client.responses.create(
-        model=model, input=items, tools=RESPONSES_TOOLS, stream=True
-    )
-    async for event in events:
-        if event.type in ("response.output_text.delta", "response.function_call_arguments.delta"):
-            text.append(event.delta)
-        elif event.type == "response.output_item.done":
-            output.append(event.item.to_dict())
-    return output
-
-
-async def hand_responses(client: Any, model: str, stream: bool) -> str:
-    items: list[dict[str, Any]] = [{"role": "user", "content": TASK}]
-    while True:
-        output = await hand_responses_call(client, model, items, stream)
-        items.extend(output)
-        calls = [item for item in output if item["type"] == "function_call"]
-        if not calls:
-            return "".join(
-                part["text"]
-                for item in output
-                if item["type"] == "message"
-                for part in item["content"]
-                if part["type"] == "output_text"
-            )
-        for call in calls:
-            result = weather(**json.loads(call["arguments"]))
-            items.append(
-                {"type": "function_call_output", "call_id": call["call_id"], "output": result}
-            )
-
 
 # ----------------------------------------------------------------- the agent side
 
@@ -567,12 +225,6 @@ class Sides:
     hand_run: Callable[[], Awaitable[str]]
     automata_run: Callable[[], Awaitable[str]]
     aclose: Callable[[], Awaitable[None]]
-
-
-def _gemini_sides() -> Any:
-    """The Gemini case (`bench/_gemini_sides.py`, beside this file)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    return importlib.import_module("_gemini_sides")
 
 
 def open_sides(wire: str, stream: bool, base_url: str) -> Sides:
@@ -813,21 +465,6 @@ def instructions_table(base_url: str, runs: int, cases: list[str]) -> None:
         print(f"{label:<22}{hand / 1e6:>12.2f} M{agent / 1e6:>10.2f} M{agent / hand:>8.3f}x")
 
 
-@contextmanager
-def local_server() -> Iterator[str]:
-    """The local server (`serve`) in a child process, for as long as the block runs:
-    yields its base URL."""
-    child = subprocess.Popen(
-        [sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None
-        yield f"http://127.0.0.1:{child.stdout.readline().strip()}"
-    finally:
-        child.terminate()
-        child.wait()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -858,15 +495,11 @@ def main() -> None:
         action="store_true",
         help="build the providers on the SDK's own calls and models (see the docstring)",
     )
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--side", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sdk_path:
         os.environ[SDK_PATH_ENV] = "1"
-    if args.serve:
-        serve()
-        return
     if args.side:
         case, side, runs = args.side.split(":")
         asyncio.run(one_side(case, side, int(runs), args.base_url))
