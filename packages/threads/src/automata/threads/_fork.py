@@ -1,5 +1,6 @@
 """What a fork or an import writes into its new thread: the copied transcript, and the
-facts that go with it (to-do lists, TD5), each record where it took effect.
+facts that go with it (to-do lists, TD5; artifacts, AR7-AR8), each record where it
+took effect.
 
 `ThreadService.fork` and `ThreadService.import_transcript` build a `ThreadCopy` here
 and commit it with the new thread's `created` record, in the one transaction that
@@ -10,15 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
-from automata.threads._errors import ItemNotFoundError, ThreadStateError
+from automata.core import (
+    Artifact,
+    InvalidArgumentError,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    TranscriptError,
+    artifact_of,
+)
+from automata.threads._artifacts import artifact_record, copied_record
+from automata.threads._errors import ItemNotFoundError, ThreadNotFoundError, ThreadStateError
 from automata.threads._fold import ThreadFold
-from automata.threads._records import encode, message_data
+from automata.threads._records import decode, encode, message_data
+from automata.threads._text import check_texts
 from automata.threads._todos import carried_records
-from automata.threads.store import NewRecord
+from automata.threads.store import NewRecord, ThreadStore
 
-__all__ = ["ThreadCopy", "checked_transcript", "forked"]
+__all__ = ["ThreadCopy", "checked_transcript", "forked", "import_inputs", "imported"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +78,73 @@ def checked_transcript(messages: Sequence[Message]) -> ThreadCopy:
     return ThreadCopy(tuple(checked))
 
 
-def forked(fold: ThreadFold, item_id: str) -> ThreadCopy:
+def imported(messages: Sequence[Message], artifacts: Sequence[Artifact]) -> ThreadCopy:
+    """The copy an import of `messages` writes (checked as `checked_transcript` does),
+    with `artifacts` carried (AR8): each just before the first message holding a tool
+    result that previews it, as returned by that result's call, each id once. Raises
+    `InvalidArgumentError` for an item that is not an `Artifact`, one no tool result
+    of the transcript previews, or text that is not valid Unicode."""
+    copy = checked_transcript(messages)
+    named: dict[str, tuple[int, str]] = {}
+    for position, message in enumerate(copy.messages):
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                for inner in block.content:
+                    found = artifact_of(inner)
+                    if found is not None:
+                        named.setdefault(found, (position, block.tool_use_id))
+    carried: dict[str, tuple[int, NewRecord]] = {}
+    for index, artifact in enumerate(artifacts):
+        if not isinstance(artifact, Artifact):
+            raise InvalidArgumentError(f"artifacts item {index} is not an Artifact")
+        check_texts((artifact.content, artifact.name), "import's artifacts")
+        place = named.get(artifact.id)
+        if place is None:
+            raise InvalidArgumentError(
+                f"artifact {artifact.id!r} is previewed by no tool result of the transcript; "
+                "import only the artifacts its results name"
+            )
+        if artifact.id not in carried:
+            position, call_id = place
+            carried[artifact.id] = (position, artifact_record(None, call_id, artifact))
+    return ThreadCopy(copy.messages, (*copy.carried, *carried.values()))
+
+
+def import_inputs(copy: ThreadCopy, artifacts: Sequence[Artifact]) -> dict[str, Any]:
+    """What an import's request fingerprint holds besides its title and parent: the
+    transcript, and the id and name of each artifact when there are any (an import
+    without artifacts has the fingerprint it had before they existed)."""
+    inputs: dict[str, Any] = {"transcript": [message_data(m) for m in copy.messages]}
+    if artifacts:
+        inputs["artifacts"] = [[artifact.id, artifact.name] for artifact in artifacts]
+    return inputs
+
+
+async def forked(store: ThreadStore, fold: ThreadFold, item_id: str) -> ThreadCopy:
     """The copy a fork of `fold` at `item_id` writes: the transcript up to the message
-    holding `item_id` (with the results of the calls that message made) and the to-do
-    lists the source had set by then. Raises `ItemNotFoundError` for an unknown item
-    and `ThreadStateError` for a message whose calls have no results yet."""
+    holding `item_id` (with the results of the calls that message made), the to-do
+    lists the source had set by then, and the artifacts it had journaled by then, read
+    from `store` (AR7). Raises `ItemNotFoundError` for an unknown item,
+    `ThreadStateError` for a message whose calls have no results yet,
+    `ThreadNotFoundError` when the source went away meanwhile, and `TranscriptError`
+    when the journal does not hold an artifact where its fold found it."""
     cut = _cut(fold, item_id)
-    return ThreadCopy(tuple(cut), tuple(carried_records(fold.todo_marks, len(cut))))
+    carried = list(carried_records(fold.todo_marks, len(cut)))
+    for artifact_id, info in fold.artifacts.items():
+        position = fold.artifact_marks[artifact_id]
+        if position >= len(cut):
+            continue  # journaled after the cut: its preview is not in the copy
+        records = await store.read(fold.thread_id, after=info.seq - 1, limit=1)
+        if not records:
+            raise ThreadNotFoundError(f"thread {fold.thread_id!r} went away during the fork")
+        record = decode(records[0])
+        if record.kind != "artifact" or record.data.get("id") != artifact_id:
+            raise TranscriptError(
+                f"journal record {info.seq} of thread {fold.thread_id!r} is not artifact "
+                f"{artifact_id!r}"
+            )
+        carried.append((position, copied_record(record.data)))
+    return ThreadCopy(tuple(cut), tuple(carried))
 
 
 def _cut(fold: ThreadFold, item_id: str) -> list[Message]:

@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from automata.core import InvalidArgumentError, Message
+from automata.core import Artifact, InvalidArgumentError, Message
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactPage, artifact_page
 from automata.threads._errors import (
     ItemNotFoundError,
@@ -27,7 +27,7 @@ from automata.threads._errors import (
     ThreadStateError,
 )
 from automata.threads._fold import ThreadFold, TurnState
-from automata.threads._fork import ThreadCopy, checked_transcript, forked
+from automata.threads._fork import ThreadCopy, forked, import_inputs, imported
 from automata.threads._interactions import REDACTED
 from automata.threads._labels import labels_field
 from automata.threads._records import decode, encode, message_data
@@ -175,29 +175,32 @@ class ThreadService:
         request_key: str,
         title: str = "",
         parent_id: str | None = None,
+        artifacts: Sequence[Artifact] = (),
     ) -> ThreadView:
         """A new thread holding an existing conversation (core `Message`s, no system
-        message, every tool call with its result), ready for the next `send`."""
+        message, every tool call with its result), ready for the next `send`, with the
+        `artifacts` its tool results preview (AR8)."""
         self._host.admit()
-        copy = checked_transcript(messages)
+        copy = imported(messages, artifacts)
         return await self._create(
             "import",
             request_key,
             copy,
             title=_check_title(title),
             parent_id=parent_id,
-            transcript=[message_data(m) for m in copy.messages],
+            **import_inputs(copy, artifacts),
         )
 
     async def fork(
         self, thread_id: str, item_id: str, *, request_key: str, title: str | None = None
     ) -> ThreadView:
         """A new thread holding `thread_id`'s transcript up to the item `item_id` (with
-        the results of the calls that message made). Raises `ItemNotFoundError`, and
+        the results of the calls that message made) and the artifacts journaled by
+        then (AR7). Raises `ItemNotFoundError`, and
         `ThreadStateError` for a message whose calls have no results yet."""
         self._host.admit()
         fold = await self._host.load(thread_id)
-        copy = forked(fold, item_id)
+        copy = await forked(self._store, fold, item_id)
         name = _check_title(fold.title if title is None else title)
         return await self._create(
             "fork",
