@@ -60,3 +60,43 @@ def test_a_host_killed_after_an_artifact_is_resumed_with_the_same_artifacts(
     assert report["artifacts"] == artifacts  # the same view of them, field for field
     assert report["content"] == PAGE
     assert report["answer"] == PAGE[2000:].split("\n")[0]
+
+
+def test_a_sub_agents_artifact_survives_a_kill_and_a_fork_after_the_restart_serves_it(
+    tmp_path: Path,
+) -> None:
+    """AR9, AR7: a host killed after the parent's results (and the artifact a tool
+    returned inside the sub-agent's run) were committed is resumed by another process
+    with the same artifacts, the model reads on from the id the sub-agent named, and a
+    fork made after the restart serves the same content."""
+    db = tmp_path / "threads.db"
+    worker = start("start", db, "sub")
+    try:
+        assert "thread_id" in said(worker)
+        before = said(worker)
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=20)
+    artifacts = before["artifacts"]
+    assert isinstance(artifacts, list)
+    assert [(a["id"], a["agent"], a["call_id"]) for a in artifacts] == [
+        (before["seen"], "researcher", "sub-c1")
+    ]
+
+    resumed = start("resume", db, "sub")
+    try:
+        report = said(resumed)
+        assert resumed.wait(timeout=20) == 0
+    finally:
+        if resumed.poll() is None:
+            resumed.kill()
+    assert report["status"] == "done"
+    assert report["artifacts"] == artifacts
+    assert report["content"] == PAGE
+    assert report["answer"] == PAGE[2000:].split("\n")[0]
+    forked = report["forked"]
+    assert isinstance(forked, list)
+    assert [(a["id"], a["agent"], a["turn_id"]) for a in forked] == [
+        (before["seen"], "researcher", None)
+    ]
+    assert report["forked_content"] == PAGE

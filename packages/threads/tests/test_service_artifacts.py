@@ -130,7 +130,9 @@ async def test_the_service_serves_an_artifact_in_pages_to_its_end(
     thread = await service.create(request_key="c")
     await service.send(thread.thread_id, "go", request_key="s")
     view = await settle(service, thread.thread_id)
-    text_id, image_id = (info.id for info in view.artifacts)
+    # the two calls run at once: journal order is the order they finished in
+    by_type = {info.media_type: info.id for info in view.artifacts}
+    text_id, image_id = by_type["text/markdown"], by_type["image/png"]
     pieces: list[str] = []
     offset: int | None = 0
     while offset is not None:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from automata.threads import MemoryStore
+from automata.threads import MemoryStore, PurgeReport
 from automata.threads.store import (
     Commit,
     Lease,
@@ -21,8 +21,11 @@ from automata.threads.store import (
 from automata.threads.testing import (
     StoreConformanceError,
     StoreFactory,
+    check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere,
     check_s1_a_failed_write_commits_nothing,
+    check_s1_an_artifact_commits_with_its_results_or_not_at_all,
     check_s1_fact_records_commit_with_their_results_and_read_back_exact,
+    check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end,
     check_s2_concurrent_appends_get_consecutive_seqs,
     check_s3_duplicate_and_conflicting_appends,
     check_s4_claims_exclude_other_owners,
@@ -110,6 +113,23 @@ class CutsLongRecords(MemoryStore):
         return await super().append(thread_id, cut, **options)  # type: ignore[arg-type]
 
 
+class SharesArtifactsByContent(MemoryStore):
+    """Keeps each artifact once for every thread (by its content id), so a purge takes
+    a fork's copy along with its source's."""
+
+    async def purge(self, **options: object) -> PurgeReport:
+        doomed = [
+            record.data
+            for thread in self._threads.values()
+            for record in thread.records
+            if record.kind == "artifact"
+        ]
+        report = await super().purge(**options)  # type: ignore[arg-type]
+        for thread in self._threads.values():
+            thread.records = [r for r in thread.records if r.data not in doomed]
+        return report
+
+
 class OpensSilently(MemoryStore):
     async def open(self, progress: ProgressCallback | None = None) -> None:
         await super().open(None)
@@ -117,6 +137,9 @@ class OpensSilently(MemoryStore):
 
 BROKEN: list[tuple[type[MemoryStore], Callable[[StoreFactory], Awaitable[None]]]] = [
     (WritesSummaryBeforeItsFence, check_s1_a_failed_write_commits_nothing),
+    (IgnoresFences, check_s1_an_artifact_commits_with_its_results_or_not_at_all),
+    (CutsLongRecords, check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end),
+    (SharesArtifactsByContent, check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere),
     (CutsLongRecords, check_s1_fact_records_commit_with_their_results_and_read_back_exact),
     (AppendsWithoutATransaction, check_s2_concurrent_appends_get_consecutive_seqs),
     (ForgetsRequestKeys, check_s3_duplicate_and_conflicting_appends),

@@ -1,13 +1,16 @@
 """Artifacts of a thread: the full content a tool returned beside its result, journaled
 once, served in pages (docs/threads.md, AR rules).
 
-The `artifact` record (data fields besides `v`): `turn`, `call` (the call that
-returned it), `id` (the core's content-addressed `Artifact.id`), `media_type`,
-`name`, `size` (bytes), `encoding` (`text`, or `base64` for bytes) and `content`.
-It is committed in the same append as the `results` record holding the preview, so
-a crash leaves both or neither. An id the thread's journal already holds is not
-written again. A journal written before artifacts has none; code that predates them
-skips the records (an unknown kind) and shows the previews only.
+The `artifact` record (data fields besides `v`): `turn` (null for one a fork or an
+import copied), `call` (the call that returned it), `id` (the core's
+content-addressed `Artifact.id`), `media_type`, `name`, `size` (bytes), `encoding`
+(`text`, or `base64` for bytes) and `content`; and `agent`, the sub-agent tool whose
+run made the call, only for an artifact of a sub-agent's call. It is committed in
+the same append as the `results` record holding the preview (a sub-agent's: the
+results of the parent's call that ran it), so a crash leaves both or neither. An id
+the thread's journal already holds is not written again. A journal written before
+artifacts has none; code that predates them skips the records (an unknown kind) and
+shows the previews only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "artifact_info",
     "artifact_page",
     "artifact_record",
+    "copied_record",
 ]
 
 ARTIFACT_PAGE = 100_000
@@ -39,7 +43,9 @@ returns, and its default `limit`."""
 class ArtifactInfo:
     """What a thread's view says of one artifact: its `id`, `media_type`, `size`
     (bytes), `length` (characters for text, bytes otherwise), `name`, the turn and
-    call that produced it and the journal position (`seq`) it is kept at."""
+    call that produced it (no turn for one a fork or an import copied), the journal
+    position (`seq`) it is kept at, and `agent`: the sub-agent tool whose run made
+    the call (None when the thread's own agent made it)."""
 
     id: str
     media_type: str
@@ -50,6 +56,7 @@ class ArtifactInfo:
     turn_id: str | None
     call_id: str
     seq: int
+    agent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +70,11 @@ class ArtifactPage:
     next_offset: int | None
 
 
-def artifact_record(turn_id: str, call_id: str, artifact: Artifact) -> NewRecord:
-    """The `artifact` record keeping `artifact` whole."""
+def artifact_record(
+    turn_id: str | None, call_id: str, artifact: Artifact, *, agent: str | None = None
+) -> NewRecord:
+    """The `artifact` record keeping `artifact` whole (`agent`: the sub-agent tool
+    whose run made the call, None for the thread's own agent)."""
     content = artifact.content
     text = content if isinstance(content, str) else base64.b64encode(content).decode("ascii")
     return encode(
@@ -77,7 +87,15 @@ def artifact_record(turn_id: str, call_id: str, artifact: Artifact) -> NewRecord
         size=artifact.size,
         encoding="text" if isinstance(content, str) else "base64",
         content=text,
+        **({} if agent is None else {"agent": agent}),
     )
+
+
+def copied_record(data: dict[str, Any]) -> NewRecord:
+    """The `artifact` record a fork writes for the source's record `data`: the same
+    fields and content, outside any turn (the fork ran none)."""
+    fields = {name: value for name, value in data.items() if name != "v"}
+    return encode("artifact", **{**fields, "turn": None})
 
 
 def _content(data: dict[str, Any]) -> str | bytes:
@@ -99,6 +117,7 @@ def artifact_info(seq: int, data: dict[str, Any]) -> ArtifactInfo:
         turn_id=data.get("turn"),
         call_id=str(data.get("call") or ""),
         seq=seq,
+        agent=None if data.get("agent") is None else str(data["agent"]),
     )
 
 

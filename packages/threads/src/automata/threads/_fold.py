@@ -147,6 +147,9 @@ class ThreadFold:
         self.artifacts: dict[str, ArtifactInfo] = {}
         """The thread's artifacts by id, in journal order (the first record of an id
         stands)."""
+        self.artifact_marks: dict[str, int] = {}
+        """Each artifact's id with the transcript length it was journaled at (a fork
+        copies those its cut reaches)."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -248,7 +251,10 @@ class ThreadFold:
             self.todos = todos_from(record.seq, data)
             self.todo_marks.append((len(self.entries), self.todos))
         elif kind == "artifact":
-            self.artifacts.setdefault(str(data["id"]), artifact_info(record.seq, data))
+            kept = artifact_info(record.seq, data)
+            if kept.id not in self.artifacts:
+                self.artifacts[kept.id] = kept
+                self.artifact_marks[kept.id] = len(self.entries)
         elif kind == "activity":
             shown = self.calls.get(str(data.get("call")))
             if shown is not None:

@@ -414,11 +414,12 @@ class ThreadRunner:
                 if event.depth == 0:
                     written.append(event.summary)
             elif isinstance(event, ToolResultEvent):
-                if event.depth == 0:  # AR3: journaled with the results, each id once
-                    for artifact in event.artifacts:
-                        if artifact.id not in kept:
-                            kept.add(artifact.id)
-                            returned.append(artifact_record(turn_id, event.call.id, artifact))
+                # AR3, AR9: a sub-agent's too, journaled with the results, each id once
+                by = None if event.depth == 0 else event.agent
+                for artifact in event.artifacts:
+                    if artifact.id not in kept:
+                        kept.add(artifact.id)
+                        returned.append(artifact_record(turn_id, event.call.id, artifact, agent=by))
             elif isinstance(event, ActivityEvent):
                 shown.take(event)
             elif draft.take(event):

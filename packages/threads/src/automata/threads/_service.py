@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from automata.core import InvalidArgumentError, Message, ToolResultBlock, ToolUseBlock
+from automata.core import Artifact, InvalidArgumentError, Message
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactPage, artifact_page
 from automata.threads._errors import (
     ItemNotFoundError,
@@ -27,13 +27,13 @@ from automata.threads._errors import (
     ThreadStateError,
 )
 from automata.threads._fold import ThreadFold, TurnState
+from automata.threads._fork import ThreadCopy, forked, import_inputs, imported
 from automata.threads._interactions import REDACTED
 from automata.threads._labels import labels_field
 from automata.threads._records import decode, encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
 from automata.threads._text import check_text, check_texts
-from automata.threads._todos import carried_records
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -92,30 +92,6 @@ def _user_message(message: str | Message) -> Message:
     return message
 
 
-def _check_transcript(messages: Sequence[Message]) -> list[Message]:
-    checked = list(messages)
-    open_calls: set[str] = set()
-    for index, message in enumerate(checked):
-        if not isinstance(message, Message):
-            raise InvalidArgumentError(f"transcript item {index} is not a Message")
-        if message.role == "system":
-            raise InvalidArgumentError(
-                f"transcript item {index} is a system message; a thread's system prompt "
-                "comes from its agent, so import the conversation without it"
-            )
-        for block in message.content:
-            if isinstance(block, ToolUseBlock) and message.role == "assistant":
-                open_calls.add(block.id)
-            elif isinstance(block, ToolResultBlock):
-                open_calls.discard(block.tool_use_id)
-    if open_calls:
-        raise InvalidArgumentError(
-            f"tool call {sorted(open_calls)[0]!r} has no result; import a transcript "
-            "whose every call has its result"
-        )
-    return checked
-
-
 def _new_thread_id() -> str:
     return "th_" + uuid.uuid4().hex
 
@@ -154,7 +130,7 @@ class ThreadService:
         return await self._create(
             "create",
             request_key,
-            [],
+            ThreadCopy(()),
             title=_check_title(title),
             parent_id=parent_id,
             agent=agent,
@@ -164,12 +140,11 @@ class ThreadService:
         self,
         op: str,
         request_key: str,
-        messages: Sequence[Message],
+        copy: ThreadCopy,
         *,
         title: str,
         parent_id: str | None,
         agent: str | None = None,
-        carried: Sequence[tuple[int, NewRecord]] = (),
         **inputs: Any,
     ) -> ThreadView:
         thread_id = _new_thread_id()
@@ -183,10 +158,7 @@ class ThreadService:
             **inputs,
         )
         records = [encode("created", title=title, parent_id=parent_id, agent=agent)]
-        for count, message in enumerate(messages, start=1):
-            records += [record for position, record in carried if position == count - 1]
-            records.append(encode("message", turn=None, message=message_data(message)))
-        records += [record for position, record in carried if position == len(messages)]
+        records += copy.records()
         commit = await self._store.create_thread(
             thread_id, records, parent_id=parent_id, summary=_summary(title), request=claim
         )
@@ -203,37 +175,39 @@ class ThreadService:
         request_key: str,
         title: str = "",
         parent_id: str | None = None,
+        artifacts: Sequence[Artifact] = (),
     ) -> ThreadView:
         """A new thread holding an existing conversation (core `Message`s, no system
-        message, every tool call with its result), ready for the next `send`."""
+        message, every tool call with its result), ready for the next `send`, with the
+        `artifacts` its tool results preview (AR8)."""
         self._host.admit()
-        checked = _check_transcript(messages)
+        copy = imported(messages, artifacts)
         return await self._create(
             "import",
             request_key,
-            checked,
+            copy,
             title=_check_title(title),
             parent_id=parent_id,
-            transcript=[message_data(m) for m in checked],
+            **import_inputs(copy, artifacts),
         )
 
     async def fork(
         self, thread_id: str, item_id: str, *, request_key: str, title: str | None = None
     ) -> ThreadView:
         """A new thread holding `thread_id`'s transcript up to the item `item_id` (with
-        the results of the calls that message made). Raises `ItemNotFoundError`, and
+        the results of the calls that message made) and the artifacts journaled by
+        then (AR7). Raises `ItemNotFoundError`, and
         `ThreadStateError` for a message whose calls have no results yet."""
         self._host.admit()
         fold = await self._host.load(thread_id)
-        cut = _cut(fold, item_id)
+        copy = await forked(self._store, fold, item_id)
         name = _check_title(fold.title if title is None else title)
         return await self._create(
             "fork",
             request_key,
-            cut,
+            copy,
             title=name,
             parent_id=None,
-            carried=carried_records(fold.todo_marks, len(cut)),
             source=thread_id,
             item=item_id,
         )
@@ -622,22 +596,3 @@ class ThreadService:
             if latest != page:
                 page = latest
                 yield page
-
-
-def _cut(fold: ThreadFold, item_id: str) -> list[Message]:
-    """The transcript up to the message holding `item_id`, with the results of the
-    calls that message made."""
-    key, dot, _ = item_id.rpartition(".")
-    positions = [index for index, entry in enumerate(fold.entries) if dot and entry.key == key]
-    if not positions:
-        raise ItemNotFoundError(f"no item {item_id!r} in thread {fold.thread_id!r}")
-    index = positions[0]
-    cut = [entry.message for entry in fold.entries[: index + 1]]
-    if cut[-1].tool_calls:
-        following = fold.entries[index + 1 : index + 2]
-        if not following or following[0].message.role != "tool":
-            raise ThreadStateError(
-                f"item {item_id!r} belongs to a message whose calls have no results yet"
-            )
-        cut.append(following[0].message)
-    return cut

@@ -26,6 +26,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from automata.threads._conformance_activity import (
     check_s1_fact_records_commit_with_their_results_and_read_back_exact,
 )
+from automata.threads._conformance_artifacts import (
+    check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere,
+    check_s1_an_artifact_commits_with_its_results_or_not_at_all,
+    check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end,
+)
 from automata.threads._conformance_facts import check_s2_todo_records_read_back_exactly
 from automata.threads._conformance_journal import (
     check_s1_a_failed_write_commits_nothing,
@@ -75,14 +80,17 @@ __all__ = [
     "StoreFactory",
     "StoreWrite",
     "WriteTap",
+    "check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere",
     "check_rt1_purge_takes_ended_trees_last_written_before_the_date",
     "check_rt2_keep_last_purges_only_top_level_threads_over_the_count",
     "check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing",
     "check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing",
     "check_rt5_request_keys_stay_and_bad_arguments_are_refused",
     "check_s1_a_failed_write_commits_nothing",
+    "check_s1_an_artifact_commits_with_its_results_or_not_at_all",
     "check_s1_create_commits_thread_and_records_together",
     "check_s1_fact_records_commit_with_their_results_and_read_back_exact",
+    "check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end",
     "check_s2_concurrent_appends_get_consecutive_seqs",
     "check_s2_journal_is_ordered_and_paged_without_gaps",
     "check_s2_todo_records_read_back_exactly",
@@ -133,6 +141,9 @@ ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_rt3_a_live_lease_refuses_the_purge_and_deletes_nothing,
     check_rt4_archive_holds_each_journal_and_a_failed_archive_deletes_nothing,
     check_rt5_request_keys_stay_and_bad_arguments_are_refused,
+    check_s1_an_artifact_commits_with_its_results_or_not_at_all,
+    check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end,
+    check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere,
 )
 """Every check that needs only a store factory (S8's schema check needs more)."""
 
@@ -248,6 +259,15 @@ class StoreConformance:
 
     async def test_rt5_request_keys_stay_and_bad_arguments_are_refused(self) -> None:
         await check_rt5_request_keys_stay_and_bad_arguments_are_refused(self.make_store)
+
+    async def test_s1_an_artifact_commits_with_its_results_or_not_at_all(self) -> None:
+        await check_s1_an_artifact_commits_with_its_results_or_not_at_all(self.make_store)
+
+    async def test_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end(self) -> None:
+        await check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end(self.make_store)
+
+    async def test_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere(self) -> None:
+        await check_rt1_a_purge_takes_its_threads_artifacts_and_no_copy_elsewhere(self.make_store)
 
     async def test_s8_incompatible_schema_fails_closed(self) -> None:
         await check_s8_incompatible_schema_fails_closed(self.incompatible_stores())
