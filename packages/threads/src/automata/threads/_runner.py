@@ -70,6 +70,12 @@ from automata.threads._agents import (
     turn_invocation_id,
 )
 from automata.threads._artifacts import artifact_record
+from automata.threads._context import (
+    TurnCompactions,
+    UsageTotals,
+    interrupted_records,
+    policy_records,
+)
 from automata.threads._draft import LiveDrafts
 from automata.threads._errors import (
     LeaseLostError,
@@ -89,7 +95,7 @@ from automata.threads._recovery import (
     rerun_calls,
 )
 from automata.threads._todos import todo_records
-from automata.threads.store import Lease, NewRecord, ThreadStore
+from automata.threads.store import Commit, Lease, NewRecord, ThreadStore
 
 __all__ = ["ThreadRunner"]
 
@@ -194,16 +200,17 @@ class ThreadRunner:
             except StoreError as error:  # tried again next time; expiry fences the rest
                 log.warning("renewing the lease on %s failed: %s", self.thread_id, error)
 
-    async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> None:
+    async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> Commit:
         """Commit `records` fenced by the lease; a commit holding `dispatched` records
         (a tool may act on the world once it returns) is made durable (power-loss
         safe), so recovery never takes a call that ran for one that never started."""
         assert self.lease is not None
         durable = any(record.kind == "dispatched" for record in records)
-        await self.store.append(
+        commit: Commit = await self.store.append(
             self.thread_id, records, fence=self.lease, active=active, durable=durable
         )
         self.notify(self.thread_id)
+        return commit
 
     async def _end(self, fold: ThreadFold, turn: TurnState, status: str, error: str | None) -> None:
         queued = [t for t in fold.queue if t.turn_id != turn.turn_id]
@@ -251,6 +258,7 @@ class ThreadRunner:
                     fingerprint=fingerprint,
                 )
             )
+            records += policy_records(fold.context_facts, agent, turn.turn_id)
             transcript = fold.transcript
             if stray:
                 transcript.append(error_results([c.call for c in stray], CANCELLED))
@@ -270,19 +278,24 @@ class ThreadRunner:
                     "a turn keeps its surface through retries and recovery",
                 )
                 return
+            stopped = interrupted_records(fold.context_facts)  # CX3: a runner stopped
             if turn.phase == "queued":  # a retry
                 await self._append(
                     [
+                        *stopped,
                         encode(
                             "turn_started",
                             turn=turn.turn_id,
                             run=turn.run + 1,
                             surface=surface,
                             fingerprint=fingerprint,
-                        )
+                        ),
+                        *policy_records(fold.context_facts, agent, turn.turn_id),
                     ],
                     active=True,
                 )
+            elif stopped:
+                await self._append(stopped)
             settled = await self._settle(fold, turn, agent, invocation_id)
             if settled is None:
                 return
@@ -404,7 +417,10 @@ class ThreadRunner:
         replies = fold.turns[turn_id].replies
         draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
 
-        written: list[CompactionSummary] = []
+        written: list[tuple[CompactionSummary, str | None]] = []
+        operations = TurnCompactions(agent, turn_id, self._append)
+        agent = operations.agent
+        totals = UsageTotals.of(fold.usage)  # CX2: the thread's, carried by each step
         kept = set(fold.artifacts)  # ids the journal holds or this run will write
         returned: list[NewRecord] = []
         shown = PendingActivity(turn_id)
@@ -412,7 +428,7 @@ class ThreadRunner:
         def on_event(event: StreamEvent) -> None:
             if isinstance(event, CompactionEvent):
                 if event.depth == 0:
-                    written.append(event.summary)
+                    written.append((event.summary, operations.completed()))
             elif isinstance(event, ToolResultEvent):
                 if event.depth == 0:  # AR3: journaled with the results, each id once
                     for artifact in event.artifacts:
@@ -425,7 +441,7 @@ class ThreadRunner:
                 self.drafts.changed(self.thread_id)
 
         def compactions() -> list[NewRecord]:
-            taken = [compaction_record(turn_id, summary) for summary in written]
+            taken = [compaction_record(turn_id, summary, op) for summary, op in written]
             written.clear()
             return taken
 
@@ -451,6 +467,7 @@ class ThreadRunner:
                 async for step in steps:
                     between = _between_steps(turn_id, step, stepped)
                     if isinstance(step, ModelStep):
+                        totals = totals.plus(step.usage)
                         records = [
                             *compactions(),
                             *between,
@@ -462,6 +479,7 @@ class ThreadRunner:
                                 if step.usage is None
                                 else step.usage.model_dump(mode="json"),
                                 stop_reason=step.stop_reason.value,
+                                totals=totals.to_data(),
                                 **cost_field(step.cost),
                             ),
                         ]
@@ -504,12 +522,15 @@ class ThreadRunner:
         except (asyncio.CancelledError, LeaseLostError, StoreUnavailableError):
             raise
         except Exception as error:
+            if isinstance(operations.broken, (LeaseLostError, StoreUnavailableError)):
+                raise operations.broken from error  # journaling a compaction's start
             # every error a run raises carries the run so far (core rule L9); what it
             # committed after its last step is journaled before the turn ends
             partial = getattr(error, "result", None)
             messages = getattr(partial, "messages", None) or []
             late = [
                 *compactions(),
+                *operations.failed(error),
                 *artifacts(),
                 *shown.records(),
                 *(
