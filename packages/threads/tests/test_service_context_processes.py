@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,14 +31,14 @@ def _lines(*args: object) -> tuple[int, list[dict[str, object]]]:
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory: pytest.TempPathFactory) -> list[object]:
+def clean(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     """The context record of a run no kill interrupts."""
     code, lines = _lines("run", "none", "sqlite", tmp_path_factory.mktemp("clean") / "t.db")
     assert code == 0, lines
     return _context(lines, "context")
 
 
-def _context(lines: list[dict[str, object]], key: str) -> list[object]:
+def _context(lines: list[dict[str, object]], key: str) -> list[Any]:
     [found] = [line[key] for line in lines if key in line]
     assert isinstance(found, list)
     return found
@@ -45,7 +46,7 @@ def _context(lines: list[dict[str, object]], key: str) -> list[object]:
 
 @pytest.mark.timeout(120)
 async def test_a_host_killed_while_its_summarizer_answers_comes_back_with_the_op_interrupted(
-    tmp_path: Path, clean: list[object]
+    tmp_path: Path, clean: list[Any]
 ) -> None:
     """CX4: killed right after `compaction_started` committed; the next process
     resumes the turn, ends that operation `interrupted` and compacts anew; the usage
@@ -74,7 +75,7 @@ async def test_a_host_killed_while_its_summarizer_answers_comes_back_with_the_op
 
 @pytest.mark.timeout(120)
 async def test_a_host_killed_as_its_summary_commits_comes_back_with_the_same_record(
-    tmp_path: Path, clean: list[object]
+    tmp_path: Path, clean: list[Any]
 ) -> None:
     """CX4: killed right after the write holding the `compaction` record (with its
     step); the next process reads the clean run's record before and after recovery."""
