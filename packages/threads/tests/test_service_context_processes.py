@@ -52,7 +52,7 @@ async def test_a_host_killed_while_its_summarizer_answers_comes_back_with_the_op
     resumes the turn, ends that operation `interrupted` and compacts anew; the usage
     totals are the clean run's, and a third process reads the same record."""
     policy, usage, [completed] = clean
-    assert policy == [[1, 2, "function:"]]
+    assert policy == [[1, 2, "function"]]
     assert completed[2:] == ["completed", 2, False]
     path = tmp_path / "crash.db"
     code, crashed = _lines("run", "compaction_started", "sqlite", path)

@@ -109,9 +109,10 @@ class UsageTotals:
 @dataclass(frozen=True, slots=True)
 class CompactionPolicy:
     """How one `Compactor` bounds a turn's requests: past `max_tokens` (estimated),
-    older messages are sent as a summary `summarizer` (`provider:model`) writes,
+    older messages are sent as a summary `summarizer` writes,
     `keep_recent` messages at least stay verbatim, and the summary is rewritten once
-    `recompute_every` messages passed its cut."""
+    `recompute_every` messages passed its cut. `summarizer` is `provider:model`, or
+    the provider's name alone when it names no model."""
 
     max_tokens: int
     keep_recent: int
@@ -125,7 +126,9 @@ class CompactionPolicy:
             compactor.max_tokens,
             compactor.keep_recent,
             compactor.recompute_every,
-            f"{summarizer.provider_name}:{summarizer.model or ''}",
+            summarizer.provider_name
+            if summarizer.model is None
+            else f"{summarizer.provider_name}:{summarizer.model}",
         )
 
     def to_data(self) -> dict[str, Any]:
