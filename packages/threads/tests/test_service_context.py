@@ -251,3 +251,23 @@ async def test_summaries_journaled_before_operations_existed_read_as_completed(
     assert context.compactions == (
         CompactionOperation("compaction-4", "turn-2", "completed", 2, "cd" * 32),
     )
+
+
+async def test_a_fork_starts_with_no_policy_zero_totals_and_no_operations(
+    open_host: OpenHost, settle: Settle
+) -> None:
+    """CX1: a fork journals messages only, so its own turns make its record."""
+    service = (await open_host()).thread_service(
+        lambda r: compacting(ScriptedProvider([reply("a", 1), reply("b", 2)]), Summarizer(["s"]))
+    )
+    thread = await service.create(request_key="c")
+    for n in range(2):
+        await service.send(thread.thread_id, f"u{n}", request_key=f"s{n}")
+        view = await settle(service, thread.thread_id)
+    source = await service.context(thread.thread_id)
+    assert len(source.compactions) == 1
+    assert source.usage != UsageTotals()
+    fork = await service.fork(thread.thread_id, view.items[-1].id, request_key="f")
+    forked = await service.context(fork.thread_id)
+    assert forked.thread_id == fork.thread_id
+    assert (forked.policy, forked.usage, forked.compactions) == (None, UsageTotals(), ())

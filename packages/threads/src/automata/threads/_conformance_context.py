@@ -43,9 +43,7 @@ def _context_journal() -> list[NewRecord]:
         compaction_record("turn-2", summary, "compaction-5"),
         step,
         encode("compaction_started", turn="turn-2"),  # seq 8
-        encode(
-            "compaction_ended", turn="turn-2", op="compaction-8", state="failed", error="down"
-        ),
+        encode("compaction_ended", turn="turn-2", op="compaction-8", state="failed", error="down"),
         compaction_record("turn-2", summary),  # seq 10: a journal written before CX
         encode("compaction_started", turn="turn-2"),  # seq 11: left open by a crash
     ]

@@ -27,7 +27,11 @@ Compaction (T25): the run's `CompactionEvent`s (its own, depth 0) are journaled 
 `compaction` records with the next committed step (before the turn ends when the call
 they preceded failed), and every turn, when it starts or resumes, hands the thread's
 journaled summaries to each `Compactor` among its agent's hooks, so a restart never
-asks the summarizer again for a summary the journal holds.
+asks the summarizer again for a summary the journal holds. Each summarizer call is a
+compaction operation (CX3, `_context`): its start is committed before the call, its
+end with the summary (or before a failed turn ends); a resumed turn ends the
+operations a stopped runner left open as interrupted. Each step carries the thread's
+usage totals after it (CX2).
 
 While a step is made, the run's stream events grow the thread's draft in the host's
 memory (`LiveDrafts`), never in the journal; the draft is replaced when its step
