@@ -234,6 +234,27 @@ async def test_a_summary_is_memoized_by_the_content_it_covers() -> None:
     assert len(summarizer.requests) == 2 * first
 
 
+async def test_a_sharing_compactor_asks_its_own_summarizer_and_shares_the_memory() -> None:
+    """`Compactor.sharing`: the twin keeps the settings, writes its summaries with the
+    summarizer it was given, and both compactors reuse what either one wrote."""
+    original = FunctionProvider(summarize)
+    other = FunctionProvider(summarize)
+    compactor = Compactor(original, max_tokens=1, keep_recent=2, recompute_every=2)
+    twin = compactor.sharing(other)
+    assert (twin.max_tokens, twin.keep_recent, twin.recompute_every) == (1, 2, 2)
+    assert twin.summarizer is other
+    assert compactor.summarizer is original
+    agent, _ = compacting_agent(twin)
+    await chat(agent.session(), ["u0", "u1", "u2", "u3"])
+    assert original.requests == []
+    written = len(other.requests)
+    assert written > 0
+    agent, _ = compacting_agent(compactor)
+    await chat(agent.session(), ["u0", "u1", "u2", "u3"])
+    assert original.requests == []  # the twin's summaries served the original
+    assert len(other.requests) == written
+
+
 async def test_the_summarizer_reads_the_covered_messages_as_text_after_its_prompt() -> None:
     summarizer = FunctionProvider(summarize)
     compactor = Compactor(summarizer, max_tokens=1, keep_recent=1, prompt="Condense.")

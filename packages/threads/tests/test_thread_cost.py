@@ -76,7 +76,8 @@ async def test_a_threads_totals_carry_the_cost_of_its_steps_live_and_after_a_rel
 async def test_a_thread_of_an_agent_without_prices_journals_steps_as_before_and_has_no_cost(
     open_host: OpenHost, settle: Settle, store: ThreadStore
 ) -> None:
-    """T14: no `cost` key in the step record, so journals read as they did."""
+    """T14: no `cost` key in the step record, so journals read as they did (its
+    `totals` are the thread's usage, CX2)."""
     host = await open_host()
     service = host.thread_service(lambda r: Agent(Model([answer("one", 100)])))
     thread = await service.create(request_key="c")
@@ -85,7 +86,7 @@ async def test_a_thread_of_an_agent_without_prices_journals_steps_as_before_and_
     assert view.cost is None
     assert view.to_dict()["cost"] is None
     [step] = await steps_journaled(store, thread.thread_id)
-    assert sorted(step) == ["message", "stop_reason", "turn", "usage", "v"]
+    assert sorted(step) == ["message", "stop_reason", "totals", "turn", "usage", "v"]  # CX2
 
 
 async def test_a_thread_with_one_unpriced_step_shows_no_partial_cost(

@@ -86,6 +86,17 @@ RULE_PINNINGS: tuple[RulePinning, ...] = (
             "packages/threads/tests/test_service_activity*.py",
         ),
     ),
+    # The context record: the service's tests and the store check every backend runs.
+    RulePinning(
+        "docs/threads.md",
+        ("CX",),
+        (
+            "packages/threads/tests/test_service_context*.py",
+            "packages/threads/tests/test_thread_cost.py",
+            "packages/threads/src/automata/threads/_conformance_context.py",
+        ),
+        citing=("check_", "test_"),
+    ),
     RulePinning("docs/tools.md", ("CT",), ("packages/tools/tests/test_*.py",)),
     RulePinning("docs/tools.md", ("SB",), ("packages/tools/tests/test_sandbox_*.py",)),
     RulePinning("docs/ui-protocols.md", ("U",), ("packages/ui/tests/test_*.py",)),

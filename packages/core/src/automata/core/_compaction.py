@@ -47,6 +47,7 @@ about the size of any one request.
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import threading
@@ -239,6 +240,15 @@ class Compactor(Hook):
                 self._summaries.move_to_end(key)
             while len(self._summaries) > self.max_cached:
                 self._summaries.popitem(last=False)
+
+    def sharing(self, summarizer: Provider) -> Compactor:
+        """A compactor with this one's settings and memory (its summaries, usage
+        records and summarizer calls in flight, shared both ways from then on) that
+        asks `summarizer` for the summaries it writes. The thread service gives each
+        turn one whose summarizer journals when a summary is asked for."""
+        twin = copy.copy(self)
+        twin.summarizer = summarizer
+        return twin
 
     # -- usage -------------------------------------------------------------------
 

@@ -16,6 +16,14 @@ from automata.threads._agents import (
 )
 from automata.threads._artifact_tool import read_artifact_tool
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactInfo, ArtifactPage
+from automata.threads._context import (
+    CompactionOperation,
+    CompactionPolicy,
+    CompactionState,
+    ContextPolicy,
+    ThreadContext,
+    UsageTotals,
+)
 from automata.threads._errors import (
     HostClosedError,
     ItemNotFoundError,
@@ -64,6 +72,10 @@ __all__ = [
     "ArchiveSink",
     "ArtifactInfo",
     "ArtifactPage",
+    "CompactionOperation",
+    "CompactionPolicy",
+    "CompactionState",
+    "ContextPolicy",
     "HistoryEntry",
     "HistoryPage",
     "Host",
@@ -83,6 +95,7 @@ __all__ = [
     "StoreError",
     "StoreInUseError",
     "StoreUnavailableError",
+    "ThreadContext",
     "ThreadExistsError",
     "ThreadNotFoundError",
     "ThreadPage",
@@ -94,6 +107,7 @@ __all__ = [
     "TodoItem",
     "TodoList",
     "TodoTool",
+    "UsageTotals",
     "ViewItem",
     "ask_user_tool",
     "child_thread_tool",

@@ -21,6 +21,7 @@ from automata.core import (
 )
 from automata.threads._activity import activity_from
 from automata.threads._artifacts import ArtifactInfo, artifact_info
+from automata.threads._context import CONTEXT_KINDS, ContextFacts, ThreadContext
 from automata.threads._labels import labels_from
 from automata.threads._records import (
     Decoded,
@@ -150,6 +151,8 @@ class ThreadFold:
         self.artifact_marks: dict[str, int] = {}
         """Each artifact's id with the transcript length it was journaled at (a fork
         copies those its cut reaches)."""
+        self.context_facts = ContextFacts()
+        """The context policy and compaction operations (docs/threads.md CX)."""
 
     # -- folding -------------------------------------------------------------------
 
@@ -247,6 +250,9 @@ class ThreadFold:
             turn.error = None
         elif kind == "compaction":
             self.compactions.append(compaction_from(data))
+            self.context_facts.apply(record.seq, kind, data)
+        elif kind in CONTEXT_KINDS:
+            self.context_facts.apply(record.seq, kind, data)
         elif kind == "todos":
             self.todos = todos_from(record.seq, data)
             self.todo_marks.append((len(self.entries), self.todos))
@@ -304,6 +310,16 @@ class ThreadFold:
                     call.result = block
 
     # -- reading -------------------------------------------------------------------
+
+    def context(self) -> ThreadContext:
+        """The thread's context record (docs/threads.md CX1)."""
+        started = any(turn.started for turn in self.turns.values())
+        return self.context_facts.record(
+            self.thread_id,
+            started,
+            self.usage,
+            lambda turn: turn in self.turns and self.turns[turn].finished,
+        )
 
     def next_reply_key(self, turn_id: str) -> str:
         """The key the next model reply of `turn_id` will have once committed."""

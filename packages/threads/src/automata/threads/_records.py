@@ -43,7 +43,11 @@ Kinds (data fields besides `v`):
   the turn's agent's hooks wrote for one of the turn's requests (the core's
   `CompactionSummary`, field for field), journaled with the step whose request it
   compacted (or, when that call failed, before the turn ends). Each turn hands the
-  thread's summaries back to its agent's compactors (`Compactor.remember`).
+  thread's summaries back to its agent's compactors (`Compactor.remember`). `op`,
+  when present, names the compaction operation it completes (see `_context`).
+- `context_policy`, `compaction_started`, `compaction_ended`: the context record's
+  (see `_context`). A `step` record also carries `totals`, the thread's usage totals
+  after it (a step written before the field has none).
 - `todos`: `turn`, `call` (both null for a list a fork carried over), `items` (each
   `content`, `status`, `priority`): the thread's to-do list from then on, committed
   with the result of the `todo_tool()` call that set it (docs/threads.md TD2).
@@ -155,14 +159,17 @@ def cost_from(data: object) -> Cost | None:
     return None if data is None else Cost.model_validate(data)
 
 
-def compaction_record(turn_id: str, summary: CompactionSummary) -> NewRecord:
-    """The `compaction` record of a summary written during turn `turn_id`."""
+def compaction_record(turn_id: str, summary: CompactionSummary, op: str | None = None) -> NewRecord:
+    """The `compaction` record of a summary written during turn `turn_id`, naming the
+    compaction operation `op` it completes when one was journaled (docs/threads.md CX3)."""
+    named = {} if op is None else {"op": op}
     return encode(
         "compaction",
         turn=turn_id,
         key=summary.key,
         covered=summary.covered,
         summary=summary.summary,
+        **named,
     )
 
 

@@ -27,7 +27,11 @@ Compaction (T25): the run's `CompactionEvent`s (its own, depth 0) are journaled 
 `compaction` records with the next committed step (before the turn ends when the call
 they preceded failed), and every turn, when it starts or resumes, hands the thread's
 journaled summaries to each `Compactor` among its agent's hooks, so a restart never
-asks the summarizer again for a summary the journal holds.
+asks the summarizer again for a summary the journal holds. Each summarizer call is a
+compaction operation (CX3, `_context`): its start is committed before the call, its
+end with the summary (or before a failed turn ends); a resumed turn ends the
+operations a stopped runner left open as interrupted. Each step carries the thread's
+usage totals after it (CX2).
 
 While a step is made, the run's stream events grow the thread's draft in the host's
 memory (`LiveDrafts`), never in the journal; the draft is replaced when its step
@@ -70,6 +74,12 @@ from automata.threads._agents import (
     turn_invocation_id,
 )
 from automata.threads._artifacts import artifact_record
+from automata.threads._context import (
+    TurnCompactions,
+    UsageTotals,
+    interrupted_records,
+    policy_records,
+)
 from automata.threads._draft import LiveDrafts
 from automata.threads._errors import (
     LeaseLostError,
@@ -89,7 +99,7 @@ from automata.threads._recovery import (
     rerun_calls,
 )
 from automata.threads._todos import todo_records
-from automata.threads.store import Lease, NewRecord, ThreadStore
+from automata.threads.store import Commit, Lease, NewRecord, ThreadStore
 
 __all__ = ["ThreadRunner"]
 
@@ -194,16 +204,17 @@ class ThreadRunner:
             except StoreError as error:  # tried again next time; expiry fences the rest
                 log.warning("renewing the lease on %s failed: %s", self.thread_id, error)
 
-    async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> None:
+    async def _append(self, records: Sequence[NewRecord], *, active: bool | None = None) -> Commit:
         """Commit `records` fenced by the lease; a commit holding `dispatched` records
         (a tool may act on the world once it returns) is made durable (power-loss
         safe), so recovery never takes a call that ran for one that never started."""
         assert self.lease is not None
         durable = any(record.kind == "dispatched" for record in records)
-        await self.store.append(
+        commit: Commit = await self.store.append(
             self.thread_id, records, fence=self.lease, active=active, durable=durable
         )
         self.notify(self.thread_id)
+        return commit
 
     async def _end(self, fold: ThreadFold, turn: TurnState, status: str, error: str | None) -> None:
         queued = [t for t in fold.queue if t.turn_id != turn.turn_id]
@@ -251,6 +262,7 @@ class ThreadRunner:
                     fingerprint=fingerprint,
                 )
             )
+            records += policy_records(fold.context_facts, agent, turn.turn_id)
             transcript = fold.transcript
             if stray:
                 transcript.append(error_results([c.call for c in stray], CANCELLED))
@@ -270,19 +282,24 @@ class ThreadRunner:
                     "a turn keeps its surface through retries and recovery",
                 )
                 return
+            stopped = interrupted_records(fold.context_facts)  # CX3: a runner stopped
             if turn.phase == "queued":  # a retry
                 await self._append(
                     [
+                        *stopped,
                         encode(
                             "turn_started",
                             turn=turn.turn_id,
                             run=turn.run + 1,
                             surface=surface,
                             fingerprint=fingerprint,
-                        )
+                        ),
+                        *policy_records(fold.context_facts, agent, turn.turn_id),
                     ],
                     active=True,
                 )
+            elif stopped:
+                await self._append(stopped)
             settled = await self._settle(fold, turn, agent, invocation_id)
             if settled is None:
                 return
@@ -404,7 +421,10 @@ class ThreadRunner:
         replies = fold.turns[turn_id].replies
         draft = self.drafts.begin(self.thread_id, turn_id, f"{turn_id}.{replies + 1}")
 
-        written: list[CompactionSummary] = []
+        written: list[tuple[CompactionSummary, str | None]] = []
+        operations = TurnCompactions(agent, turn_id, self._append)
+        agent = operations.agent
+        totals = UsageTotals.of(fold.usage)  # CX2: the thread's, carried by each step
         kept = set(fold.artifacts)  # ids the journal holds or this run will write
         returned: list[NewRecord] = []
         shown = PendingActivity(turn_id)
@@ -412,7 +432,7 @@ class ThreadRunner:
         def on_event(event: StreamEvent) -> None:
             if isinstance(event, CompactionEvent):
                 if event.depth == 0:
-                    written.append(event.summary)
+                    written.append((event.summary, operations.completed()))
             elif isinstance(event, ToolResultEvent):
                 # AR3, AR9: a sub-agent's too, journaled with the results, each id once
                 by = None if event.depth == 0 else event.agent
@@ -426,7 +446,7 @@ class ThreadRunner:
                 self.drafts.changed(self.thread_id)
 
         def compactions() -> list[NewRecord]:
-            taken = [compaction_record(turn_id, summary) for summary in written]
+            taken = [compaction_record(turn_id, summary, op) for summary, op in written]
             written.clear()
             return taken
 
@@ -452,6 +472,7 @@ class ThreadRunner:
                 async for step in steps:
                     between = _between_steps(turn_id, step, stepped)
                     if isinstance(step, ModelStep):
+                        totals = totals.plus(step.usage)
                         records = [
                             *compactions(),
                             *between,
@@ -463,6 +484,7 @@ class ThreadRunner:
                                 if step.usage is None
                                 else step.usage.model_dump(mode="json"),
                                 stop_reason=step.stop_reason.value,
+                                totals=totals.to_data(),
                                 **cost_field(step.cost),
                             ),
                         ]
@@ -505,12 +527,15 @@ class ThreadRunner:
         except (asyncio.CancelledError, LeaseLostError, StoreUnavailableError):
             raise
         except Exception as error:
+            if isinstance(operations.broken, (LeaseLostError, StoreUnavailableError)):
+                raise operations.broken from error  # journaling a compaction's start
             # every error a run raises carries the run so far (core rule L9); what it
             # committed after its last step is journaled before the turn ends
             partial = getattr(error, "result", None)
             messages = getattr(partial, "messages", None) or []
             late = [
                 *compactions(),
+                *operations.failed(error),
                 *artifacts(),
                 *shown.records(),
                 *(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from automata.core import Artifact, InvalidArgumentError, Message
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactPage, artifact_page
+from automata.threads._context import ThreadContext
 from automata.threads._errors import (
     ItemNotFoundError,
     PageBoundError,
@@ -289,6 +290,11 @@ class ThreadService:
         """The thread's current view, derived from its journal."""
         self._host.admit()
         return await self._view(thread_id)
+
+    async def context(self, thread_id: str) -> ThreadContext:
+        """The thread's context record (CX1): its policy, usage totals and compactions."""
+        self._host.admit()
+        return (await self._host.load(thread_id)).context()
 
     async def history(self, thread_id: str, *, after: int = 0, limit: int = 100) -> HistoryPage:
         """Transcript messages from index `after` on, at most `limit` (1 to the

@@ -31,6 +31,9 @@ from automata.threads._conformance_artifacts import (
     check_s1_an_artifact_commits_with_its_results_or_not_at_all,
     check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end,
 )
+from automata.threads._conformance_context import (
+    check_s2_context_records_read_back_and_fold_to_the_same_record,
+)
 from automata.threads._conformance_facts import check_s2_todo_records_read_back_exactly
 from automata.threads._conformance_journal import (
     check_s1_a_failed_write_commits_nothing,
@@ -92,6 +95,7 @@ __all__ = [
     "check_s1_fact_records_commit_with_their_results_and_read_back_exact",
     "check_s2_a_large_artifact_reads_back_exactly_and_pages_to_its_end",
     "check_s2_concurrent_appends_get_consecutive_seqs",
+    "check_s2_context_records_read_back_and_fold_to_the_same_record",
     "check_s2_journal_is_ordered_and_paged_without_gaps",
     "check_s2_todo_records_read_back_exactly",
     "check_s3_duplicate_and_conflicting_appends",
@@ -122,6 +126,7 @@ ALL_CHECKS: tuple[Callable[[StoreFactory], Awaitable[None]], ...] = (
     check_s2_journal_is_ordered_and_paged_without_gaps,
     check_s2_concurrent_appends_get_consecutive_seqs,
     check_s2_todo_records_read_back_exactly,
+    check_s2_context_records_read_back_and_fold_to_the_same_record,
     check_s3_duplicate_and_conflicting_creates,
     check_s3_duplicate_and_conflicting_appends,
     check_s3_keys_outlive_deleted_threads,
@@ -198,6 +203,9 @@ class StoreConformance:
 
     async def test_s2_todo_records_read_back_exactly(self) -> None:
         await check_s2_todo_records_read_back_exactly(self.make_store)
+
+    async def test_s2_context_records_read_back_and_fold_to_the_same_record(self) -> None:
+        await check_s2_context_records_read_back_and_fold_to_the_same_record(self.make_store)
 
     async def test_s3_duplicate_and_conflicting_creates(self) -> None:
         await check_s3_duplicate_and_conflicting_creates(self.make_store)
