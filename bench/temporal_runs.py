@@ -25,9 +25,10 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from _temporal_hand import AGENT, HandWritten
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 
 from automata.core import Agent, Message, ModelRequest, tool
 from automata.core.testing import FunctionProvider, tool_call, tool_calls
@@ -74,6 +75,20 @@ async def rate(runs: int, concurrency: int, one: Callable[[int], Awaitable[str]]
     return Rate(runs / took, (time.process_time() - cpu) / runs)
 
 
+async def history(client: Client, handle: WorkflowHandle[Any, Any]) -> tuple[int, int]:
+    """The finished run's history: its events, and the bytes of the payloads they carry
+    (inputs, results, activity arguments and answers)."""
+    await handle.result()
+    found = await client.get_workflow_handle(handle.id).fetch_history()
+    size = 0
+    for event in found.events:
+        for _, value in event.ListFields():
+            for field, inner in getattr(value, "ListFields", list)():
+                if field.name in {"input", "result"}:
+                    size += sum(len(p.data) for p in inner.payloads)
+    return len(found.events), size
+
+
 def spread(values: list[float], scale: float = 1.0) -> str:
     """The median of `values` times `scale`, with their range."""
     low, mid, high = min(values) * scale, statistics.median(values) * scale, max(values) * scale
@@ -91,23 +106,30 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
         queue = f"bench-{uuid.uuid4().hex[:8]}"
         registry = AgentRegistry({AGENT: make_agent})
 
-        async def through_temporal(index: int) -> str:
-            handle = await start_agent_run(
+        async def agent_started(index: int) -> WorkflowHandle[Any, Any]:
+            return await start_agent_run(
                 client,
                 AGENT,
                 "2+3?",
                 id=f"{queue}-{index}-{uuid.uuid4().hex[:6]}",
                 task_queue=queue,
             )
-            return (await handle.result()).output
 
-        async def hand_written(index: int) -> str:
-            return await client.execute_workflow(
+        async def through_temporal(index: int) -> str:
+            output: str = (await (await agent_started(index)).result()).output
+            return output
+
+        async def hand_started(index: int) -> WorkflowHandle[Any, Any]:
+            return await client.start_workflow(
                 HandWritten.run,
                 "2+3?",
                 id=f"{queue}-hand-{index}-{uuid.uuid4().hex[:6]}",
                 task_queue=queue,
             )
+
+        async def hand_written(index: int) -> str:
+            output: str = await (await hand_started(index)).result()
+            return output
 
         sides: dict[str, Callable[[int], Awaitable[str]]] = {
             "in process": in_process,
@@ -118,11 +140,17 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
         async with agent_worker(client, registry, task_queue=queue, workflows=[HandWritten]):
             for one in sides.values():  # warm up
                 await rate(concurrency, concurrency, one)
+            histories = {
+                "hand-written workflow": await history(client, await hand_started(0)),
+                "agent workflow": await history(client, await agent_started(0)),
+            }
             for index in range(rounds):
                 order = list(sides) if index % 2 == 0 else list(reversed(sides))
                 for name in order:
                     seen[name].append(await rate(runs, concurrency, sides[name]))
     print(f"runs: {runs} x {rounds} rounds, {concurrency} at a time (median [range])")
+    for name, (events, size) in histories.items():
+        print(f"  history of one {name} run: {events} events, {size:,} bytes of payloads")
     for name, rates in seen.items():
         print(
             f"  {name:22} {spread([r.per_second for r in rates])} runs/s"
