@@ -11,7 +11,10 @@ The sides take turns within each round. Printed: microseconds per activation, th
 ratio of wall times, and the microseconds each activation adds over the direct call of
 the same round (medians of the rounds, with their range). Fan-out/join: one node fans
 out to F branches, a list join gathers them; the time of the whole run and activations
-per second (F + 2 activations). Benchmarks measure; they never assert.
+per second (F + 2 activations). Beside the trivial chain, each store's bare appends: N
+fenced appends of what one step of a chain appends (an end and the next start), with
+no workflow around them, the floor an activation on that store cannot go below.
+Benchmarks measure; they never assert.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from automata.threads import MemoryStore, SQLiteStore
-from automata.threads.store import ThreadStore
+from automata.threads.store import NewRecord, ThreadStore
 from automata.workflow import CompiledWorkflow, Node, Workflow
 
 NodeFn = Callable[[int], Awaitable[int]]
@@ -95,17 +98,47 @@ def spread(values: list[float], scale: float) -> str:
     )
 
 
+STEP = [
+    NewRecord(
+        "activation_finished",
+        '{"attempt":1,"deliveries":[],"id":"activation-0123456789abcdef","node":"n1",'
+        '"output":2,"routes":["n2"],"scheduled":[{"id":"activation-fedcba9876543210",'
+        '"node":"n2","source":{"from":"activation-0123456789abcdef"}}],"v":1}',
+    ),
+    NewRecord(
+        "activation_started",
+        '{"attempt":1,"id":"activation-fedcba9876543210","node":"n2","v":1}',
+    ),
+]
+"""What one step of a chain appends: an end and the next start, in one append."""
+
+
+async def bare_appends(store: ThreadStore, count: int) -> float:
+    """`count` fenced appends of `STEP` to a thread of `store`, one after another: what
+    a chain's activations cost the store alone, with no workflow around it."""
+    await store.create_thread("bare", [])
+    lease = await store.claim("bare", "bench", 60)
+    assert lease is not None
+    started = time.perf_counter()
+    for _ in range(count):
+        await store.append("bare", STEP, fence=lease)
+    return time.perf_counter() - started
+
+
 async def overhead(length: int, work: float, rounds: int, folder: Path) -> None:
     """The sides in turn within each round (direct, memory, SQLite), so load that
-    comes and goes falls on all of them."""
+    comes and goes falls on all of them. Without work, each store's bare appends too."""
     walls: dict[str, list[float]] = {"direct": [], "memory": [], "sqlite": []}
     added: dict[str, list[float]] = {"memory": [], "sqlite": []}
+    appends: dict[str, list[float]] = {"memory": [], "sqlite": []}
     for run in range(rounds):
         base = await direct(length, work)
         walls["direct"].append(base)
         for kind in ("memory", "sqlite"):
             store = await on_store(kind, folder, run + int(work * 1e6))
             took = await timed(chain(length, work, store), f"chain-{run}")
+            if not work:
+                appends[kind].append(await bare_appends(store, length))
             await store.close()
             walls[kind].append(took)
             added[kind].append(took - base)
@@ -118,6 +151,8 @@ async def overhead(length: int, work: float, rounds: int, folder: Path) -> None:
             f"  workflow {kind:7} {spread(walls[kind], 1e6 / length)} us/activation"
             f"  ({took / base:.2f}x direct), over direct {spread(added[kind], 1e6 / length)} us"
         )
+    for kind in ("memory", "sqlite") if not work else ():
+        print(f"  bare append {kind:7} {spread(appends[kind], 1e6 / length)} us (the store alone)")
 
 
 async def fan_out(width: int, rounds: int, folder: Path) -> None:
