@@ -43,7 +43,11 @@ ADD = ToolSpec(
         "required": ["a", "b"],
     },
 )
-DEFAULTS = {field.name: field.default for field in dataclasses.fields(TemporalAgent)}
+DEFAULTS: dict[str, float] = {
+    field.name: field.default
+    for field in dataclasses.fields(TemporalAgent)
+    if isinstance(field.default, float)
+}
 MODEL_TIMEOUT = timedelta(seconds=DEFAULTS["model_timeout"])
 TOOL_TIMEOUT = timedelta(seconds=DEFAULTS["default_tool_timeout"])
 HEARTBEAT = timedelta(seconds=DEFAULTS["heartbeat_timeout"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import statistics
 import time
 import uuid
@@ -27,13 +28,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from _temporal_hand import AGENT, HandWritten
 from temporalio.client import Client, WorkflowHandle
 
 from automata.core import Agent, Message, ModelRequest, tool
 from automata.core.testing import FunctionProvider, tool_call, tool_calls
 from automata.temporal import AgentRegistry, agent_worker, start_agent_run
 from automata.temporal.testing import dev_server
+
+HAND = importlib.import_module("_temporal_hand")
+"""The hand-written workflow (`bench/_temporal_hand.py`, beside this file: the sandbox
+imports a workflow's module by name, which `__main__` is not)."""
+AGENT: str = HAND.AGENT
 
 
 @tool
@@ -121,7 +126,7 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
 
         async def hand_started(index: int) -> WorkflowHandle[Any, Any]:
             return await client.start_workflow(
-                HandWritten.run,
+                HAND.HandWritten.run,
                 "2+3?",
                 id=f"{queue}-hand-{index}-{uuid.uuid4().hex[:6]}",
                 task_queue=queue,
@@ -137,7 +142,7 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
             "agent workflow": through_temporal,
         }
         seen: dict[str, list[Rate]] = {name: [] for name in sides}
-        async with agent_worker(client, registry, task_queue=queue, workflows=[HandWritten]):
+        async with agent_worker(client, registry, task_queue=queue, workflows=[HAND.HandWritten]):
             for one in sides.values():  # warm up
                 await rate(concurrency, concurrency, one)
             histories = {
