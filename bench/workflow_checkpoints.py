@@ -78,10 +78,12 @@ async def direct(length: int, work: float) -> float:
     return time.perf_counter() - started
 
 
-async def timed(flow: CompiledWorkflow[int, int], run_id: str) -> float:
-    started = time.perf_counter()
+async def timed(flow: CompiledWorkflow[int, int], run_id: str) -> tuple[float, float]:
+    """The run's wall time and this process's CPU time over it (the SQLite store's
+    worker thread included), in seconds."""
+    started, cpu = time.perf_counter(), time.process_time()
     await flow.invoke(0, run_id=run_id)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 async def on_store(kind: str, folder: Path, run: int) -> ThreadStore:
@@ -131,12 +133,14 @@ async def overhead(length: int, work: float, rounds: int, folder: Path) -> None:
     walls: dict[str, list[float]] = {"direct": [], "memory": [], "sqlite": []}
     added: dict[str, list[float]] = {"memory": [], "sqlite": []}
     appends: dict[str, list[float]] = {"memory": [], "sqlite": []}
+    cpus: dict[str, list[float]] = {"memory": [], "sqlite": []}
     for run in range(rounds):
         base = await direct(length, work)
         walls["direct"].append(base)
         for kind in ("memory", "sqlite"):
             store = await on_store(kind, folder, run + int(work * 1e6))
-            took = await timed(chain(length, work, store), f"chain-{run}")
+            took, cpu = await timed(chain(length, work, store), f"chain-{run}")
+            cpus[kind].append(cpu)
             if not work:
                 appends[kind].append(await bare_appends(store, length))
             await store.close()
@@ -152,6 +156,8 @@ async def overhead(length: int, work: float, rounds: int, folder: Path) -> None:
             f"  ({took / base:.2f}x direct), over direct {spread(added[kind], 1e6 / length)} us"
         )
     for kind in ("memory", "sqlite") if not work else ():
+        print(f"  CPU, workflow {kind:7} {spread(cpus[kind], 1e6 / length)} us/activation")
+    for kind in ("memory", "sqlite") if not work else ():
         print(f"  bare append {kind:7} {spread(appends[kind], 1e6 / length)} us (the store alone)")
 
 
@@ -161,7 +167,7 @@ async def fan_out(width: int, rounds: int, folder: Path) -> None:
         times = []
         for run in range(rounds):
             store = await on_store(kind, folder, 10_000 + run)
-            times.append(await timed(fan(width, store), f"fan-{run}"))
+            times.append((await timed(fan(width, store), f"fan-{run}"))[0])
             await store.close()
         took = statistics.median(times)
         print(f"  {kind:7} {took:7.3f} s  {(width + 2) / took:9.0f} activations/s")
