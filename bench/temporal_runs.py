@@ -2,6 +2,7 @@
 the same activities, and against the same runs in process.
 
 Run: uv run python bench/temporal_runs.py [--runs 50] [--concurrency 10] [--rounds 3]
+     [--pass-hand-through]
 
 One run is one tool call, then the final answer: two provider calls and one tool call,
 from the same scripted provider on every side. In process: `agent.run`. Through
@@ -29,10 +30,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from automata.core import Agent, Message, ModelRequest, tool
 from automata.core.testing import FunctionProvider, tool_call, tool_calls
-from automata.temporal import AgentRegistry, agent_worker, start_agent_run
+from automata.temporal import (
+    PASSED_THROUGH,
+    AgentActivities,
+    AgentRegistry,
+    AgentWorkflow,
+    RegistryInterceptor,
+    agent_worker,
+    start_agent_run,
+)
 from automata.temporal.testing import dev_server
 
 HAND = importlib.import_module("_temporal_hand")
@@ -100,7 +111,24 @@ def spread(values: list[float], scale: float = 1.0) -> str:
     return f"{mid:8.2f} [{low:.2f}-{high:.2f}]"
 
 
-async def main(runs: int, concurrency: int, rounds: int) -> None:
+def worker(client: Client, registry: AgentRegistry, queue: str, pass_hand_through: bool) -> Worker:
+    """`agent_worker` running both workflows; with `pass_hand_through`, the same worker
+    built by hand with the hand-written workflow's module passed through the sandbox
+    too, as the agent workflow's own modules are (`PASSED_THROUGH`)."""
+    if not pass_hand_through:
+        return agent_worker(client, registry, task_queue=queue, workflows=[HAND.HandWritten])
+    passed = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH, HAND.__name__)
+    return Worker(
+        client,
+        task_queue=queue,
+        workflows=[AgentWorkflow, HAND.HandWritten],
+        activities=AgentActivities(registry).activities,
+        workflow_runner=SandboxedWorkflowRunner(restrictions=passed),
+        interceptors=[RegistryInterceptor(registry)],
+    )
+
+
+async def main(runs: int, concurrency: int, rounds: int, pass_hand_through: bool) -> None:
     agent = make_agent()
 
     async def in_process(_: int) -> str:
@@ -142,7 +170,7 @@ async def main(runs: int, concurrency: int, rounds: int) -> None:
             "agent workflow": through_temporal,
         }
         seen: dict[str, list[Rate]] = {name: [] for name in sides}
-        async with agent_worker(client, registry, task_queue=queue, workflows=[HAND.HandWritten]):
+        async with worker(client, registry, queue, pass_hand_through):
             for one in sides.values():  # warm up
                 await rate(concurrency, concurrency, one)
             histories = {
@@ -176,5 +204,12 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--pass-hand-through",
+        action="store_true",
+        help="pass the hand-written workflow's module through the sandbox as well",
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.runs, arguments.concurrency, arguments.rounds))
+    asyncio.run(
+        main(arguments.runs, arguments.concurrency, arguments.rounds, arguments.pass_hand_through)
+    )
