@@ -205,24 +205,36 @@ class Runner:
         """Run until the run ends; its output JSON, or the error that ended it."""
         heartbeat = asyncio.create_task(self._heartbeat())
         running: dict[str, asyncio.Task[None]] = {}
+        ended: list[str] = []  # the activations whose tasks are done, in the order they ended
+        changed = asyncio.Event()  # set when a task or the heartbeat is done
+        heartbeat.add_done_callback(lambda _: changed.set())
+
+        def on_end(activation_id: str) -> Callable[[object], None]:
+            def end(_: object) -> None:
+                ended.append(activation_id)
+                changed.set()
+
+            return end
+
         try:
             while self.state.status == "running":
                 for activation_id in list(self.state.pending):
                     if len(running) >= self._options.max_concurrency:
                         break
                     if activation_id not in running:
-                        running[activation_id] = asyncio.create_task(self._activate(activation_id))
+                        task = asyncio.create_task(self._activate(activation_id))
+                        task.add_done_callback(on_end(activation_id))
+                        running[activation_id] = task
                 if not running:
                     await self._stalled()
                     break
-                await asyncio.wait([heartbeat, *running.values()], return_when="FIRST_COMPLETED")
+                await changed.wait()
+                changed.clear()
                 if heartbeat.done():
                     heartbeat.result()
-                for activation_id, task in list(running.items()):
-                    if task.done():
-                        del running[activation_id]
-                        with contextlib.suppress(_Stop):
-                            task.result()
+                while ended:
+                    with contextlib.suppress(_Stop):
+                        running.pop(ended.pop(0)).result()
         finally:
             for task in (*running.values(), heartbeat):
                 task.cancel()
