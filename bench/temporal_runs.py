@@ -14,7 +14,10 @@ activities with the same timeouts and retry policies and does nothing else
 (`_temporal_hand.py`). Runs are started `--concurrency` at a time; the three sides take
 turns within each round. Printed: runs per second on each side and this process's CPU
 per run (client and worker; the server is another process), medians of the rounds with
-their range, and the ratios. Benchmarks measure; they never assert.
+their range, and the ratios; and one run's history of each workflow (events, payload
+bytes) and the CPU of replaying it (`--runs` replays per round in one replayer with the
+worker's sandbox: the workflow's own code, with no server and no activity).
+Benchmarks measure; they never assert.
 """
 
 from __future__ import annotations
@@ -25,12 +28,12 @@ import importlib
 import statistics
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
-from temporalio.worker import Worker
+from temporalio.client import Client, WorkflowHandle, WorkflowHistory
+from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from automata.core import Agent, Message, ModelRequest, tool
@@ -41,6 +44,7 @@ from automata.temporal import (
     AgentRegistry,
     AgentWorkflow,
     RegistryInterceptor,
+    agent_replayer,
     agent_worker,
     start_agent_run,
 )
@@ -91,18 +95,35 @@ async def rate(runs: int, concurrency: int, one: Callable[[int], Awaitable[str]]
     return Rate(runs / took, (time.process_time() - cpu) / runs)
 
 
-async def history(client: Client, handle: WorkflowHandle[Any, Any]) -> tuple[int, int]:
-    """The finished run's history: its events, and the bytes of the payloads they carry
-    (inputs, results, activity arguments and answers)."""
+async def history(handle: WorkflowHandle[Any, Any]) -> WorkflowHistory:
+    """The history of the run `handle` started, once it has finished."""
     await handle.result()
-    found = await client.get_workflow_handle(handle.id).fetch_history()
+    return await handle.fetch_history()
+
+
+def payload_bytes(found: WorkflowHistory) -> int:
+    """The bytes of the payloads a history's events carry (inputs, results, activity
+    arguments and answers)."""
     size = 0
     for event in found.events:
         for _, value in event.ListFields():
             for field, inner in getattr(value, "ListFields", list)():
                 if field.name in {"input", "result"}:
                     size += sum(len(p.data) for p in inner.payloads)
-    return len(found.events), size
+    return size
+
+
+async def replay_cpu(replayer: Replayer, found: WorkflowHistory, count: int) -> float:
+    """CPU seconds per replay of `found`, replayed `count` times in one replayer: the
+    workflow's own code (sandbox, imports, loop) with no server and no activity."""
+
+    async def again() -> AsyncIterator[WorkflowHistory]:
+        for _ in range(count):
+            yield found
+
+    started = time.process_time()
+    await replayer.replay_workflows(again())
+    return (time.process_time() - started) / count
 
 
 def spread(values: list[float], scale: float = 1.0) -> str:
@@ -117,13 +138,29 @@ def worker(client: Client, registry: AgentRegistry, queue: str, pass_hand_throug
     too, as the agent workflow's own modules are (`PASSED_THROUGH`)."""
     if not pass_hand_through:
         return agent_worker(client, registry, task_queue=queue, workflows=[HAND.HandWritten])
-    passed = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH, HAND.__name__)
     return Worker(
         client,
         task_queue=queue,
         workflows=[AgentWorkflow, HAND.HandWritten],
         activities=AgentActivities(registry).activities,
-        workflow_runner=SandboxedWorkflowRunner(restrictions=passed),
+        workflow_runner=hand_passed_through(),
+        interceptors=[RegistryInterceptor(registry)],
+    )
+
+
+def hand_passed_through() -> SandboxedWorkflowRunner:
+    """`sandbox_runner()` with the hand-written workflow's module passed through too."""
+    passed = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH, HAND.__name__)
+    return SandboxedWorkflowRunner(restrictions=passed)
+
+
+def replayer(registry: AgentRegistry, pass_hand_through: bool) -> Replayer:
+    """A replayer of both workflows, in the sandbox the worker has."""
+    if not pass_hand_through:
+        return agent_replayer(registry, HAND.HandWritten)
+    return Replayer(
+        workflows=[AgentWorkflow, HAND.HandWritten],
+        workflow_runner=hand_passed_through(),
         interceptors=[RegistryInterceptor(registry)],
     )
 
@@ -174,16 +211,26 @@ async def main(runs: int, concurrency: int, rounds: int, pass_hand_through: bool
             for one in sides.values():  # warm up
                 await rate(concurrency, concurrency, one)
             histories = {
-                "hand-written workflow": await history(client, await hand_started(0)),
-                "agent workflow": await history(client, await agent_started(0)),
+                "hand-written workflow": await history(await hand_started(0)),
+                "agent workflow": await history(await agent_started(0)),
             }
             for index in range(rounds):
                 order = list(sides) if index % 2 == 0 else list(reversed(sides))
                 for name in order:
                     seen[name].append(await rate(runs, concurrency, sides[name]))
+    replays: dict[str, list[float]] = {name: [] for name in histories}
+    again = replayer(registry, pass_hand_through)
+    for index in range(rounds):
+        order = list(histories) if index % 2 == 0 else list(reversed(histories))
+        for name in order:
+            replays[name].append(await replay_cpu(again, histories[name], runs))
     print(f"runs: {runs} x {rounds} rounds, {concurrency} at a time (median [range])")
-    for name, (events, size) in histories.items():
-        print(f"  history of one {name} run: {events} events, {size:,} bytes of payloads")
+    for name, found in histories.items():
+        print(
+            f"  history of one {name} run: {len(found.events)} events, "
+            f"{payload_bytes(found):,} bytes of payloads; replayed: CPU "
+            f"{spread(replays[name], 1e3)} ms/run"
+        )
     for name, rates in seen.items():
         print(
             f"  {name:22} {spread([r.per_second for r in rates])} runs/s"
