@@ -30,7 +30,7 @@ from automata.workflow._events import EventSink, deliver
 from automata.workflow._history import HistoryPage, RunsPage, read_history, read_session
 from automata.workflow._hooks import Guard, Middleware
 from automata.workflow._ids import IdKind, Ids, check_ids, make_id
-from automata.workflow._journal import RunState, dumps, encode
+from automata.workflow._journal import RunState, dumps, encode, entry
 from automata.workflow._nodes import Node
 from automata.workflow._runner import (
     Runner,
@@ -219,7 +219,7 @@ class CompiledWorkflow(Generic[In, Out]):
                 lambda: make_id("activation", invocation=invocation, workflow=self._ids),
             )
             await runner.commit(
-                lambda: [encode("runner", owner=lease.owner, generation=lease.generation)]
+                lambda: [entry("runner", owner=lease.owner, generation=lease.generation)]
             )
             self._runners[state.run_id] = runner
             output = await runner.run()

@@ -31,7 +31,17 @@ from typing import Any, Literal
 from automata.threads.store import NewRecord, Record
 from automata.workflow._errors import WorkflowError
 
-__all__ = ["FORMAT_VERSION", "Activation", "RunState", "RunStatus", "decode", "encode"]
+__all__ = [
+    "FORMAT_VERSION",
+    "Activation",
+    "Entry",
+    "RunState",
+    "RunStatus",
+    "decode",
+    "encode",
+    "entry",
+    "reread",
+]
 
 FORMAT_VERSION = 1
 
@@ -41,8 +51,12 @@ exit finished), `failed` (a node raised, or nothing was left to run), `stopped` 
 said so) or `cancelled`."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """`value` as canonical JSON (sorted keys, no spaces, UTF-8 text)."""
+    return _CANONICAL.encode(value)
 
 
 def encode(kind: str, /, **fields: Any) -> NewRecord:
@@ -51,6 +65,32 @@ def encode(kind: str, /, **fields: Any) -> NewRecord:
         return NewRecord(kind, dumps({"v": FORMAT_VERSION, **fields}))
     except (TypeError, ValueError) as exc:
         raise WorkflowError(f"cannot journal a {kind} record: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A record to append and its fields as `decode` reads them back from the journal,
+    so the writer folds what it committed without parsing its own JSON again."""
+
+    record: NewRecord
+    data: dict[str, Any]
+
+
+def entry(kind: str, /, **fields: Any) -> Entry:
+    """`encode(kind, **fields)` with its fields kept. The fields must already be JSON
+    values (dicts with string keys, lists, strings, numbers, booleans, None), so they
+    equal what the journal gives back; other values go through `reread`."""
+    data = {"v": FORMAT_VERSION, **fields}
+    try:
+        record = NewRecord(kind, dumps(data))
+    except (TypeError, ValueError) as exc:
+        raise WorkflowError(f"cannot journal a {kind} record: {exc}") from None
+    return Entry(record, {key: data[key] for key in sorted(data)})
+
+
+def reread(record: NewRecord) -> Entry:
+    """`record` with its fields parsed from its JSON (for fields of any type)."""
+    return Entry(record, json.loads(record.data))
 
 
 def decode(record: Record) -> dict[str, Any]:

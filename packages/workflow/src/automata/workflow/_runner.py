@@ -3,7 +3,12 @@
 A runner holds the run thread's lease (S4) from before it reads the journal until it
 stops. Every write it makes is fenced by that lease (S5) and is one append: an
 activation's start, its end together with the activations its output made ready (and
-the run's end, for an exit), a failure, a guard's stop. A heartbeat renews the lease
+the run's end, for an exit), a failure, a guard's stop. When an activation's end leaves
+nothing else pending or running and the run has no guards, the starts of the
+activations it made ready go in the same append, after its end: the journal holds the
+same records in the same order, each start committed before its node runs, one
+transaction fewer per step (a guard must run before the start it could refuse, so with
+guards every start is its own append). A heartbeat renews the lease
 every third of its time to live, so a long node is not taken over while its runner is
 alive; when a renewal or a fenced write finds the lease lost, the runner cancels its
 nodes and raises `RunLeaseLostError` (or `RunCancelledError`, when a `cancel` revoked
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from automata.threads import LeaseLostError
-from automata.threads.store import Lease, NewRecord, ThreadStore
+from automata.threads.store import Lease, ThreadStore
 from automata.workflow._compile import Graph
 from automata.workflow._errors import (
     HistoryLimitError,
@@ -36,7 +41,16 @@ from automata.workflow._errors import (
 )
 from automata.workflow._events import EventSink, RunEvent, deliver
 from automata.workflow._hooks import Guard, Middleware, chain
-from automata.workflow._journal import RunState, RunStatus, decode, dumps, encode
+from automata.workflow._journal import (
+    Entry,
+    RunState,
+    RunStatus,
+    decode,
+    dumps,
+    encode,
+    entry,
+    reread,
+)
 from automata.workflow._nodes import ActivationInfo, NodeContext, activation_scope
 
 __all__ = ["RunOptions", "Runner", "load", "run_thread", "session_thread", "summary"]
@@ -123,6 +137,7 @@ class Runner:
         self._thread = run_thread(state.run_id)
         self._check_now = asyncio.Event()
         self._activations = state.started
+        self._prestarted: dict[str, ActivationInfo] = {}
 
     def check_lease(self) -> None:
         """Renew the lease now rather than at the next heartbeat (a `cancel` in this
@@ -131,7 +146,7 @@ class Runner:
 
     async def commit(
         self,
-        build: Callable[[], list[NewRecord]],
+        build: Callable[[], list[Entry]],
         status: RunStatus | None = None,
     ) -> int:
         """Append what `build` makes (built under the write lock, from the current
@@ -140,7 +155,8 @@ class Runner:
         async with self._lock:
             if self.state.status != "running":
                 raise _Stop  # the run ended meanwhile (an exit, a failure, a stop)
-            records = build()
+            entries = build()
+            records = [item.record for item in entries]
             extra: dict[str, Any] = {}
             if status is not None:
                 extra = {"active": status == "running", "summary": summary(self.state, status)}
@@ -150,11 +166,10 @@ class Runner:
                 raise await self._lost() from None
             at = time.time()
             events = []
-            for offset, record in enumerate(records):
-                seq = done.first_seq + offset
-                data = json.loads(record.data)
-                self.state.apply(seq, record.kind, data)
-                events.append(RunEvent(self.state.run_id, seq, record.kind, data, at))
+            for seq, item in enumerate(entries, done.first_seq):
+                kind, data = item.record.kind, item.data
+                self.state.apply(seq, kind, data)
+                events.append(RunEvent(self.state.run_id, seq, kind, data, at))
             await deliver(self._options.sinks, events)
             return done.last_seq
 
@@ -181,31 +196,45 @@ class Runner:
 
     async def log(self, activation_id: str, message: str, data: Any) -> int:
         return await self.commit(
-            lambda: [encode("log", activation=activation_id, message=message, data=dict(data))]
+            lambda: [
+                reread(encode("log", activation=activation_id, message=message, data=dict(data)))
+            ]
         )
 
     async def run(self) -> str:
         """Run until the run ends; its output JSON, or the error that ended it."""
         heartbeat = asyncio.create_task(self._heartbeat())
         running: dict[str, asyncio.Task[None]] = {}
+        ended: list[str] = []  # the activations whose tasks are done, in the order they ended
+        changed = asyncio.Event()  # set when a task or the heartbeat is done
+        heartbeat.add_done_callback(lambda _: changed.set())
+
+        def on_end(activation_id: str) -> Callable[[object], None]:
+            def end(_: object) -> None:
+                ended.append(activation_id)
+                changed.set()
+
+            return end
+
         try:
             while self.state.status == "running":
                 for activation_id in list(self.state.pending):
                     if len(running) >= self._options.max_concurrency:
                         break
                     if activation_id not in running:
-                        running[activation_id] = asyncio.create_task(self._activate(activation_id))
+                        task = asyncio.create_task(self._activate(activation_id))
+                        task.add_done_callback(on_end(activation_id))
+                        running[activation_id] = task
                 if not running:
                     await self._stalled()
                     break
-                await asyncio.wait([heartbeat, *running.values()], return_when="FIRST_COMPLETED")
+                await changed.wait()
+                changed.clear()
                 if heartbeat.done():
                     heartbeat.result()
-                for activation_id, task in list(running.items()):
-                    if task.done():
-                        del running[activation_id]
-                        with contextlib.suppress(_Stop):
-                            task.result()
+                while ended:
+                    with contextlib.suppress(_Stop):
+                        running.pop(ended.pop(0)).result()
         finally:
             for task in (*running.values(), heartbeat):
                 task.cancel()
@@ -217,7 +246,7 @@ class Runner:
         detail = f"; joins still waiting: {', '.join(waiting)}" if waiting else ""
         await self.commit(
             lambda: [
-                encode(
+                entry(
                     "run_failed",
                     error=f"nothing left to run and no exit reached{detail}",
                     activation=None,
@@ -236,25 +265,14 @@ class Runner:
         state = self.state
         activation = state.activations[activation_id]
         node = self._graph.nodes[activation.node]
-        self._activations += 1  # counted here, before any await: unique under concurrency
-        info = ActivationInfo(
-            state.workflow,
-            state.run_id,
-            state.session_id,
-            node.name,
-            activation_id,
-            activation.attempts + 1,
-            self._activations,
-        )
-        for guard in self._options.guards:
-            reason = await guard(info)
-            if reason is not None:
-                await self._stop(info, reason)
-        await self.commit(
-            lambda: [
-                encode("activation_started", id=activation_id, node=node.name, attempt=info.attempt)
-            ]
-        )
+        info = self._prestarted.pop(activation_id, None)
+        if info is None:  # not started with the end that made it ready
+            info = self._info(activation_id, node.name, activation.attempts + 1)
+            for guard in self._options.guards:
+                reason = await guard(info)
+                if reason is not None:
+                    await self._stop(info, reason)
+            await self.commit(lambda: [_started(info)])
         context = NodeContext(info, self.log)
 
         async def call_node() -> Any:
@@ -272,7 +290,7 @@ class Runner:
             error = f"{type(exc).__name__}: {exc}"
             await self.commit(
                 lambda: [
-                    encode(
+                    entry(
                         "activation_failed",
                         id=activation_id,
                         node=node.name,
@@ -292,7 +310,7 @@ class Runner:
     async def _stop(self, info: ActivationInfo, reason: StopReason) -> None:
         await self.commit(
             lambda: [
-                encode("run_stopped", node=info.node, code=reason.code, message=reason.message)
+                entry("run_stopped", node=info.node, code=reason.code, message=reason.message)
             ],
             "stopped",
         )
@@ -300,11 +318,12 @@ class Runner:
 
     def _finished(
         self, activation_id: str, attempt: int, name: str, output: Any, output_json: Any
-    ) -> list[NewRecord]:
-        """The records of an activation's end: where its output goes, joins it fires."""
+    ) -> list[Entry]:
+        """The records of an activation's end: where its output goes, joins it fires,
+        and the starts that may go with it (module docstring)."""
         graph, state = self._graph, self.state
         routes = graph.targets(name, output)
-        scheduled = [
+        scheduled: list[dict[str, Any]] = [
             {"id": self._new_id(), "node": target, "source": {"from": activation_id}}
             for target in routes
         ]
@@ -320,7 +339,7 @@ class Runner:
                 parts.append(queue[0])
             else:
                 scheduled.append({"id": self._new_id(), "node": join, "source": {"join": parts}})
-        finished = encode(
+        finished = entry(
             "activation_finished",
             id=activation_id,
             node=name,
@@ -331,8 +350,33 @@ class Runner:
             scheduled=[] if name in graph.exits else scheduled,
         )
         if name in graph.exits:
-            return [finished, encode("run_finished", node=name, output=output_json)]
-        return [finished]
+            return [finished, entry("run_finished", node=name, output=output_json)]
+        alone = state.pending.keys() <= {activation_id}
+        if self._options.guards or not alone or len(scheduled) > self._options.max_concurrency:
+            return [finished]
+        # nothing else pending or running: the loop starts every one of them at once
+        starts = [self._info(item["id"], item["node"], 1) for item in scheduled]
+        self._prestarted.update((info.activation_id, info) for info in starts)
+        return [finished, *map(_started, starts)]
+
+    def _info(self, activation_id: str, node: str, attempt: int) -> ActivationInfo:
+        """The info of the activation about to start, counted (before any await, so
+        the count is unique under concurrency)."""
+        state = self.state
+        self._activations += 1
+        return ActivationInfo(
+            state.workflow,
+            state.run_id,
+            state.session_id,
+            node,
+            activation_id,
+            attempt,
+            self._activations,
+        )
+
+
+def _started(info: ActivationInfo) -> Entry:
+    return entry("activation_started", id=info.activation_id, node=info.node, attempt=info.attempt)
 
 
 def outcome_error(state: RunState, cause: BaseException | None = None) -> WorkflowError:
