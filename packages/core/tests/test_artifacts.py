@@ -54,6 +54,8 @@ def test_bad_artifacts_are_refused_with_typed_errors() -> None:
         Artifact("text", "plain")
     with pytest.raises(ArgumentTypeError, match="str or bytes"):
         Artifact(["not", "content"], "text/plain")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="valid Unicode"):
+        Artifact("half a pair: \ud800", "text/plain")
 
 
 def test_the_preview_block_names_the_id_and_where_reading_on_starts() -> None:

@@ -341,6 +341,8 @@ async def test_purging_a_fork_or_its_source_leaves_the_others_artifacts_whole(
     report = await service.purge(keep_last=3)
     assert report.thread_ids == (old_source,)
     assert await whole(service, old_fork, FIRST.id) == PAGES["first"]
+    with pytest.raises(ThreadNotFoundError):  # a purged thread serves no artifact
+        await service.artifact(old_source, FIRST.id)
     # now take what ended before the source's last turn: the old fork and the new fork
     report = await service.purge(ended_before=middle)
     assert set(report.thread_ids) == {old_fork, drop_fork}

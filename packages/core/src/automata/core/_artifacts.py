@@ -64,7 +64,12 @@ class Artifact:
             )
         if not isinstance(self.name, str) or not isinstance(self.preview, str):
             raise ArgumentTypeError("an artifact's name and preview are str")
-        raw = self.content.encode("utf-8") if isinstance(self.content, str) else self.content
+        try:
+            raw = self.content.encode("utf-8") if isinstance(self.content, str) else self.content
+        except UnicodeEncodeError as error:
+            raise InvalidArgumentError(
+                f"an artifact's text must be valid Unicode (no lone surrogates): {error}"
+            ) from None
         digest = hashlib.sha256(self.media_type.encode("utf-8") + b"\n" + raw).hexdigest()
         preview = self.preview
         if not preview and isinstance(self.content, str):

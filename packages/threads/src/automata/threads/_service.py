@@ -329,6 +329,8 @@ class ThreadService:
         if info is None:
             raise ItemNotFoundError(f"thread {thread_id!r} has no artifact {artifact_id!r}")
         records = await self._store.read(thread_id, after=info.seq - 1, limit=1)
+        if not records:  # purged since it was loaded
+            raise ThreadNotFoundError(f"thread {thread_id!r} was purged")
         return artifact_page(info, decode(records[0]).data, offset, limit)
 
     # -- turns ---------------------------------------------------------------------
