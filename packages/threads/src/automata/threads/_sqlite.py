@@ -10,10 +10,9 @@ How it works (what `docs/threads-storage.md` promises):
 - **Transactions.** Every write runs in a `BEGIN IMMEDIATE` transaction: it takes the
   file's write lock before reading anything it decides on, so processes sharing the
   file serialize their writes, and a fence (owner and generation, S5) is checked in
-  the transaction that writes. Writes waiting together share one transaction, each in
-  its own savepoint (group commit: one commit, one sync of the log for all of them;
-  a write that fails is rolled back alone). A writer waits for the lock up to
-  `busy_timeout`.
+  the transaction that writes. Writes waiting together share one transaction (group
+  commit: one commit, one sync of the log for all of them; a write refused is left
+  out alone, see `_sqlite_worker`). A writer waits for the lock up to `busy_timeout`.
 - **Clock.** `now` is this machine's wall clock (`time.time()`), read inside the write
   transaction; processes sharing a file share a machine, hence a clock.
 - **File.** WAL journal mode; `auto_vacuum = INCREMENTAL` (set before the first table
@@ -49,6 +48,7 @@ from automata.threads._errors import (
 )
 from automata.threads._memory import check_limit
 from automata.threads._retention import ArchiveSink, PurgeReport
+from automata.threads._sqlite_statements import APPEND, READ, ROW, refuse, thread_row
 from automata.threads._sqlite_worker import Kind, SQLiteWorker
 from automata.threads._text import refused_text
 from automata.threads.store import (
@@ -68,29 +68,11 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 """Seconds a write waits for another process's write lock before failing."""
 
 _T = TypeVar("_T")
-_ROW = (
-    "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary, "
-    "owner, generation, expires_at"
-)
 
 
 def lock_path(path: Path) -> Path:
     """The sidecar file an open store holds a shared lock on."""
     return path.with_name(path.name + ".lock")
-
-
-def _row(values: tuple[object, ...]) -> ThreadRow:
-    thread_id, parent_id, ordinal, created, updated, last_seq, active, summary = values[:8]
-    return ThreadRow(
-        str(thread_id),
-        None if parent_id is None else str(parent_id),
-        int(ordinal),  # type: ignore[call-overload]
-        float(created),  # type: ignore[arg-type]
-        float(updated),  # type: ignore[arg-type]
-        int(last_seq),  # type: ignore[call-overload]
-        bool(active),
-        str(summary),
-    )
 
 
 def resolve(path: str | os.PathLike[str]) -> Path:
@@ -161,16 +143,6 @@ class SQLiteStore(ThreadStore):
         assert self._worker is not None
         with self._worker.transaction(durable=durable) as db:
             yield db
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction: a consistent snapshot for several statements."""
-        db = self._db()
-        db.execute("BEGIN")
-        try:
-            yield db
-        finally:
-            db.execute("COMMIT")
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -365,36 +337,24 @@ class SQLiteStore(ThreadStore):
             duplicate = self._duplicate(db, request)
             if duplicate is not None:
                 return duplicate
-            found = db.execute(
-                "SELECT last_seq, owner, generation FROM threads WHERE thread_id = ?",
-                (thread_id,),
-            ).fetchone()
-            if found is None:
-                raise ThreadNotFoundError(thread_id)
-            last_seq, owner, generation = int(found[0]), found[1], int(found[2])
-            if fence is not None and (owner != fence.owner or generation != fence.generation):
-                raise LeaseLostError(thread_id, fence.owner, fence.generation)
             at = time.time()
-            commit = self._add(db, thread_id, last_seq, records, at)
-            if revoke_lease and owner is not None:
-                owner, generation = None, generation + 1
-            db.execute(
-                "UPDATE threads SET last_seq = ?, updated_at = ?, "
-                "active = coalesce(?, active), summary = coalesce(?, summary), "
-                "owner = ?, generation = ?, "
-                "expires_at = CASE WHEN ? IS NULL THEN 0 ELSE expires_at END "
-                "WHERE thread_id = ?",
-                (
-                    last_seq + len(records),
-                    at,
-                    None if active is None else int(active),
-                    summary,
-                    owner,
-                    generation,
-                    owner,
-                    thread_id,
-                ),
-            )
+            moved = db.execute(
+                APPEND,
+                {
+                    "thread": thread_id,
+                    "count": len(records),
+                    "at": at,
+                    "active": None if active is None else int(active),
+                    "summary": summary,
+                    "revoke": int(revoke_lease),
+                    "fenced": int(fence is not None),
+                    "owner": None if fence is None else fence.owner,
+                    "generation": None if fence is None else fence.generation,
+                },
+            ).fetchall()  # to its end: a statement left running would hold up the commit
+            if not moved:
+                refuse(db, thread_id, fence)
+            commit = self._add(db, thread_id, int(moved[0][0]) - len(records), records, at)
             self._remember(db, request, at)
             return commit
 
@@ -444,7 +404,7 @@ class SQLiteStore(ThreadStore):
                 keep_last=keep_last,
                 archive_to=archive_to,
                 limit=limit,
-            )
+            ),
         )
 
     # -- leases ---------------------------------------------------------------------
@@ -466,8 +426,7 @@ class SQLiteStore(ThreadStore):
             if not held or holder != owner:
                 generation += 1
             db.execute(
-                "UPDATE threads SET owner = ?, generation = ?, expires_at = ? "
-                "WHERE thread_id = ?",
+                "UPDATE threads SET owner = ?, generation = ?, expires_at = ? WHERE thread_id = ?",
                 (owner, generation, now + ttl, thread_id),
             )
             return Lease(thread_id, owner, generation, now + ttl)
@@ -493,8 +452,7 @@ class SQLiteStore(ThreadStore):
         def release() -> bool:
             db = self._db()
             found = db.execute(
-                "SELECT last_seq FROM threads "
-                "WHERE thread_id = ? AND owner = ? AND generation = ?",
+                "SELECT last_seq FROM threads WHERE thread_id = ? AND owner = ? AND generation = ?",
                 (lease.thread_id, lease.owner, lease.generation),
             ).fetchone()
             if found is None:
@@ -515,26 +473,24 @@ class SQLiteStore(ThreadStore):
         check_limit(limit, self.max_page)
 
         def read() -> list[Record]:
-            with self._read() as db:
-                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
-                if found.fetchone() is None:
-                    raise ThreadNotFoundError(thread_id)
-                rows = db.execute(
-                    "SELECT seq, kind, data, at FROM records WHERE thread_id = ? AND seq > ? "
-                    "ORDER BY seq LIMIT ?",
-                    (thread_id, after, limit),
-                ).fetchall()
-            return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows]
+            rows = (
+                self._db()
+                .execute(READ, {"thread": thread_id, "after": after, "limit": limit})
+                .fetchall()
+            )
+            if not rows:
+                raise ThreadNotFoundError(thread_id)
+            return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows[1:]]
 
         return await self._run("read", read)
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         def thread() -> ThreadRow | None:
             found = self._db().execute(
-                f"SELECT {_ROW} FROM threads WHERE thread_id = ?", (thread_id,)
+                f"SELECT {ROW} FROM threads WHERE thread_id = ?", (thread_id,)
             )
             values = found.fetchone()
-            return None if values is None else _row(values)
+            return None if values is None else thread_row(values)
 
         return await self._run("read", thread)
 
@@ -549,11 +505,11 @@ class SQLiteStore(ThreadStore):
 
         def list_threads() -> list[ThreadRow]:
             rows = self._db().execute(
-                f"SELECT {_ROW} FROM threads WHERE parent_id IS ? AND ordinal < ? "
+                f"SELECT {ROW} FROM threads WHERE parent_id IS ? AND ordinal < ? "
                 "ORDER BY ordinal DESC LIMIT ?",
                 (parent_id, 2**63 - 1 if before is None else before, limit),
             )
-            return [_row(values) for values in rows.fetchall()]
+            return [thread_row(values) for values in rows.fetchall()]
 
         return await self._run("read", list_threads)
 

@@ -8,15 +8,16 @@ What it guarantees:
   them (a read never sees a write that has not committed, and every write still
   starts after the calls its caller awaited).
 - **Group commit.** The writes waiting when the worker turns to them (at most
-  `GROUP_LIMIT`) run in one `BEGIN IMMEDIATE` transaction, each inside its own
-  savepoint: a write that raises is rolled back alone and its caller gets the error;
-  the others commit together with one `COMMIT`, hence one sync of the log when any
-  of them asked to be durable (the group then commits at `synchronous = FULL`). No
-  caller is answered before the commit that holds its write returned.
-- **Failing closed.** When the group's transaction itself fails (the write lock not
-  taken in time, a write leaving no transaction behind, the commit failing), nothing
-  of it committed; the group is rolled back and each of its writes runs again alone in
-  a transaction of its own, as if it had never been grouped.
+  `GROUP_LIMIT`) run in one `BEGIN IMMEDIATE` transaction, one after the other: a
+  write refused before it changed a row (a lost lease, an unknown thread, a request
+  key reused) gets its error and the others go on; they commit together with one
+  `COMMIT`, hence one sync of the log when any of them asked to be durable (the group
+  then commits at `synchronous = FULL`). No caller is answered before the commit that
+  holds its write returned.
+- **Failing closed.** When anything else fails (the write lock not taken in time, a
+  write failing after it changed rows, the commit failing), nothing of the group
+  committed; it is rolled back and each of its writes runs again alone in a
+  transaction of its own, as if it had never been grouped.
 - **Cancellation.** A call cancelled before the worker took it up is not run; one
   taken up runs to its end (commit or rollback), its result dropped.
 - **Answers.** The results of everything the worker ran in one pass reach the event
@@ -130,15 +131,13 @@ class SQLiteWorker:
         try:
             with self.transaction(durable=any(call.durable for call in calls)):
                 for call in calls:
-                    db.execute("SAVEPOINT grouped")
+                    changes = db.total_changes
                     try:
                         call.outcome = (True, call.run())
                     except Exception as error:
-                        if not db.in_transaction:
-                            raise _GroupFailed from error
-                        db.execute("ROLLBACK TO grouped")
-                        call.outcome = (False, error)
-                    db.execute("RELEASE grouped")
+                        if db.total_changes != changes or not db.in_transaction:
+                            raise _GroupFailed from error  # it wrote part of its work
+                        call.outcome = (False, error)  # refused before writing anything
         except BaseException:
             for call in calls:  # nothing of the group committed: each alone, again
                 call.outcome = None
