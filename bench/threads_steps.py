@@ -1,14 +1,21 @@
 """Committed steps per second of durable threads, and their overhead over a plain run.
 
-Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100] [--commits 300]
+Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100] [--rounds 5]
+         [--commits 300]
 
 Each thread runs one turn of a scripted conversation: N model steps that each call a
 tool, then the answer, so a turn commits 2N+1 steps (N model steps with calls, N tool
 batches, the answer), plus its input, start and end. With T threads at once on one
 SQLite file (a fresh file per size, WAL mode), the figure is committed steps per
-second of wall time, all threads together. Overhead: one such turn run durably (on
-SQLite, then on the in-memory store) against the same agent's `session.run` with
-nothing persisted, as a ratio of wall time (median of the rounds).
+second of wall time, all threads together (median and range of the rounds), beside
+its baseline: as many plain `session.run`s of the same agent at once, nothing
+persisted, in the same rounds. Overhead: one such turn run durably (on SQLite, then
+on the in-memory store) against the same agent's `session.run` with nothing
+persisted, as a ratio of wall time (median of the rounds, the sides alternating).
+Printed first: the disk the temporary files live on and SQLite's settings; printed
+after the figures: each against its target of issue 34 (a durable turn at most 2.0x
+a plain run on SQLite and 1.3x in memory; at least 5,000 committed steps/s with 100
+threads on SQLite).
 
 Durability: the store makes the commit carrying a turn's `dispatched` records durable
 (`synchronous = FULL`: synced before any tool runs); every other commit runs at
@@ -25,6 +32,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -90,6 +100,39 @@ async def plain_turn(tools: int) -> float:
     started = time.perf_counter()
     await session.run("go")
     return time.perf_counter() - started
+
+
+async def plain_turns(threads: int, tools: int) -> float:
+    """Seconds for `threads` plain runs of one turn each, all at once."""
+    sessions = [agent_for(tools).session() for _ in range(threads)]
+    started = time.perf_counter()
+    await asyncio.gather(*(session.run("go") for session in sessions))
+    return time.perf_counter() - started
+
+
+def disk_of(folder: Path) -> str:
+    """The device and file system `folder` is on (from /proc/mounts), and its size."""
+    best = ("?", "?", "")
+    try:
+        for line in Path("/proc/mounts").read_text().splitlines():
+            device, point, kind = line.split()[:3]
+            if str(folder).startswith(point) and len(point) >= len(best[2]):
+                best = (device, kind, point)
+    except OSError:
+        pass
+    stats = os.statvfs(folder)
+    return f"{best[0]} ({best[1]}, {stats.f_blocks * stats.f_frsize / 1e9:.0f} GB) at {best[2]}"
+
+
+def settings_of(path: Path) -> str:
+    """SQLite's journal mode and synchronous setting as a store left its file."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    return f"journal_mode = {mode}, synchronous = NORMAL, FULL for dispatch commits"
+
+
+def spread(values: Sequence[float]) -> str:
+    return f"median {statistics.median(values):.0f}, range {min(values):.0f}-{max(values):.0f}"
 
 
 class ForcedDurability(SQLiteStore):
@@ -174,12 +217,24 @@ async def main() -> None:
     options = parser.parse_args()
     steps_per_turn = 2 * options.tools + 1
     with tempfile.TemporaryDirectory() as folder:
+        print(f"disk: {disk_of(Path(folder))}; SQLite {sqlite3.sqlite_version}")
         print(f"one turn = {steps_per_turn} committed steps")
+        rates: dict[int, list[float]] = {}
         for count in options.threads:
-            path = Path(folder) / f"steps-{count}.db"
-            seconds = await durable_turns(SQLiteStore(path), count, options.tools)
-            rate = count * steps_per_turn / seconds
-            print(f"SQLite, {count:>3} threads: {rate:8.0f} steps/s ({seconds:.2f} s)")
+            durable_rates, plain_rates = [], []
+            for round_ in range(options.rounds):
+                path = Path(folder) / f"steps-{count}-{round_}.db"
+                seconds = await durable_turns(SQLiteStore(path), count, options.tools)
+                durable_rates.append(count * steps_per_turn / seconds)
+                at_once = await plain_turns(count, options.tools)
+                plain_rates.append(count * steps_per_turn / at_once)
+            rates[count] = durable_rates
+            ratio = statistics.median(durable_rates) / statistics.median(plain_rates)
+            print(
+                f"SQLite, {count:>3} threads: {spread(durable_rates)} steps/s; "
+                f"plain runs at once: {spread(plain_rates)} steps/s ({ratio:.2f}x)"
+            )
+        print(settings_of(Path(folder) / f"steps-{options.threads[0]}-0.db"))
         plain, sqlite, memory = [], [], []
         for round_ in range(options.rounds):
             plain.append(await plain_turn(options.tools))
@@ -187,9 +242,19 @@ async def main() -> None:
             sqlite.append(await durable_turns(SQLiteStore(path), 1, options.tools))
             memory.append(await durable_turns(MemoryStore(), 1, options.tools))
         base = statistics.median(plain)
+        on_sqlite = statistics.median(sqlite) / base
+        in_memory = statistics.median(memory) / base
         print(f"plain session run: {base * 1000:.1f} ms per turn")
-        print(f"durable on SQLite: {statistics.median(sqlite) / base:.1f}x")
-        print(f"durable in memory: {statistics.median(memory) / base:.1f}x")
+        print(f"durable on SQLite: {on_sqlite:.1f}x ({statistics.median(sqlite) * 1000:.1f} ms)")
+        print(f"durable in memory: {in_memory:.1f}x ({statistics.median(memory) * 1000:.1f} ms)")
+        print("targets (issue 34):")
+        print(f"  durable turn on SQLite <= 2.0x plain: {on_sqlite:.1f}x")
+        print(f"  durable turn in memory <= 1.3x plain: {in_memory:.1f}x")
+        if 100 in rates:
+            hundred = statistics.median(rates[100])
+            print(
+                f"  >= 5,000 steps/s, 100 threads on SQLite: {hundred:.0f} ({hundred / 5000:.2f}x)"
+            )
         await durability(Path(folder), options.tools, options.rounds, options.commits)
 
 
