@@ -20,6 +20,10 @@ What it guarantees:
   transaction of its own, as if it had never been grouped.
 - **Cancellation.** A call cancelled before the worker took it up is not run; one
   taken up runs to its end (commit or rollback), its result dropped.
+- **Gathering.** While writes of several callers keep arriving, a durable commit
+  waits for them a little (a quarter of the last durable commit's time at most, never
+  over `GATHER_LIMIT`) so that one sync of the log serves them all; a lone writer
+  never waits.
 - **Answers.** The results of everything the worker ran in one pass reach the event
   loop in one callback.
 """
@@ -31,6 +35,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -39,6 +44,9 @@ __all__ = ["GROUP_LIMIT", "SQLiteWorker"]
 
 GROUP_LIMIT = 256
 """The most writes one transaction commits together."""
+
+GATHER_LIMIT = 0.002
+"""The longest a durable commit waits for more writes to share its sync (seconds)."""
 
 _T = TypeVar("_T")
 Kind = Literal["read", "write", "solo"]
@@ -83,19 +91,43 @@ class SQLiteWorker:
     # -- on the worker ----------------------------------------------------------------
 
     def _serve(self) -> None:
+        busy = False  # the last pass had writes of several callers
+        sync = 0.0  # how long the last durable commit took
         while True:
-            first = self._queue.get()
-            calls: list[_Call | None] = [first]
-            while len(calls) < GROUP_LIMIT:
-                try:
-                    calls.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
+            calls: list[_Call | None] = [self._queue.get()]
+            self._drain(calls)
+            if busy and any(call is not None and call.durable for call in calls):
+                self._gather(calls, sync)
             stopping = None in calls
             taken = [call for call in calls if call is not None and not call.future.cancelled()]
+            started = time.perf_counter()
             self._run_pass(taken)
+            if any(call.durable for call in taken):
+                sync = time.perf_counter() - started
             self._answer(taken)
+            busy = sum(call.kind == "write" for call in taken) > 1
             if stopping:
+                return
+
+    def _drain(self, calls: list[_Call | None]) -> int:
+        """Add the calls waiting now to `calls` (up to `GROUP_LIMIT`); how many."""
+        added = 0
+        while len(calls) < GROUP_LIMIT:
+            try:
+                calls.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+            added += 1
+        return added
+
+    def _gather(self, calls: list[_Call | None], sync: float) -> None:
+        """Before a durable commit while several callers write, wait a little for the
+        writes still coming (at most a quarter of the last durable commit's time, and
+        only while more keep arriving), so one sync of the log serves them too."""
+        step = min(sync, GATHER_LIMIT * 4) / 16
+        for _ in range(4):
+            time.sleep(step)
+            if not self._drain(calls):
                 return
 
     def _run_pass(self, calls: list[_Call]) -> None:
