@@ -6,7 +6,7 @@ write by write, so a grouped write commits exactly as it would have alone."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
     await opened.close()
 
 
-async def commits_during(store: SQLiteStore, work: asyncio.Future[object]) -> list[str]:
+async def commits_during(store: SQLiteStore, work: Awaitable[object]) -> list[str]:
     """The COMMIT statements the store's connection ran while `work` ran."""
     seen: list[str] = []
 
