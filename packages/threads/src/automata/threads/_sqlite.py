@@ -480,7 +480,9 @@ class SQLiteStore(ThreadStore):
             )
             if not rows:
                 raise ThreadNotFoundError(thread_id)
-            return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows[1:]]
+            if rows[0][0] is None:
+                return []
+            return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows]
 
         return await self._run("read", read)
 

@@ -35,12 +35,13 @@ the thread is unknown or the fence does not hold (`refuse` says which). A revoke
 lease (`revoke`) leaves no owner and, when there was one, the next generation."""
 
 READ = (
-    "SELECT 0, '', '', 0.0 FROM threads WHERE thread_id = :thread UNION ALL "
-    "SELECT * FROM (SELECT seq, kind, data, at FROM records "
-    "WHERE thread_id = :thread AND seq > :after ORDER BY seq LIMIT :limit) ORDER BY 1"
+    "SELECT r.seq, r.kind, r.data, r.at FROM threads t LEFT JOIN records r "
+    "ON r.thread_id = t.thread_id AND r.seq > :after WHERE t.thread_id = :thread "
+    "ORDER BY r.seq LIMIT :limit"
 )
-"""A page of a thread's records in one statement (one snapshot): first a row of
-`seq` 0 when the thread exists (records count from 1), then its records."""
+"""A page of a thread's records in one statement (one snapshot), in `seq` order off
+the records' key: no row when the thread is unknown, one row of NULLs when it has no
+record after `after`."""
 
 
 def refuse(db: sqlite3.Connection, thread_id: str, fence: Lease | None) -> NoReturn:
