@@ -71,7 +71,8 @@ class SQLiteWorker:
 
     def __init__(self, connection: Callable[[], sqlite3.Connection], name: str) -> None:
         self._connection = connection
-        self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[_Call] | None] = queue.SimpleQueue()
+        self._outbox: list[_Call] = []
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread.start()
@@ -81,11 +82,21 @@ class SQLiteWorker:
         loop = asyncio.get_running_loop()
         self._loop = loop
         future: asyncio.Future[_T] = loop.create_future()
-        self._queue.put(_Call(kind, run, future, durable))
+        if not self._outbox:
+            loop.call_soon(self._flush)
+        self._outbox.append(_Call(kind, run, future, durable))
         return future
+
+    def _flush(self) -> None:
+        """Hand the calls submitted in this turn of the event loop to the worker at
+        once: one wake-up of its thread for all of them."""
+        calls, self._outbox = self._outbox, []
+        if calls:
+            self._queue.put(calls)
 
     def stop(self) -> None:
         """End the thread once the calls submitted before are done (not waiting)."""
+        self._flush()
         self._queue.put(None)
 
     # -- on the worker ----------------------------------------------------------------
@@ -94,7 +105,8 @@ class SQLiteWorker:
         busy = False  # the last pass had writes of several callers
         sync = 0.0  # how long the last durable commit took
         while True:
-            calls: list[_Call | None] = [self._queue.get()]
+            calls: list[_Call | None] = []
+            self._add(calls, self._queue.get())
             self._drain(calls)
             if busy and any(call is not None and call.durable for call in calls):
                 self._gather(calls, sync)
@@ -110,15 +122,23 @@ class SQLiteWorker:
                 return
 
     def _drain(self, calls: list[_Call | None]) -> int:
-        """Add the calls waiting now to `calls` (up to `GROUP_LIMIT`); how many."""
+        """Add the calls waiting now to `calls` (until it holds `GROUP_LIMIT`); how
+        many."""
         added = 0
         while len(calls) < GROUP_LIMIT:
             try:
-                calls.append(self._queue.get_nowait())
+                added += self._add(calls, self._queue.get_nowait())
             except queue.Empty:
                 break
-            added += 1
         return added
+
+    @staticmethod
+    def _add(calls: list[_Call | None], handed: list[_Call] | None) -> int:
+        if handed is None:
+            calls.append(None)
+            return 1
+        calls.extend(handed)
+        return len(handed)
 
     def _gather(self, calls: list[_Call | None], sync: float) -> None:
         """Before a durable commit while several callers write, wait a little for the
