@@ -6,16 +6,20 @@ Run: uv run python bench/threads_steps.py [--tools N] [--threads 1 10 100] [--ro
 Each thread runs one turn of a scripted conversation: N model steps that each call a
 tool, then the answer, so a turn commits 2N+1 steps (N model steps with calls, N tool
 batches, the answer), plus its input, start and end. With T threads at once on one
-SQLite file (a fresh file per size, WAL mode), the figure is committed steps per
-second of wall time, all threads together (median and range of the rounds), beside
-its baseline: as many plain `session.run`s of the same agent at once, nothing
-persisted, in the same rounds. Overhead: one such turn run durably (on SQLite, then
-on the in-memory store) against the same agent's `session.run` with nothing
-persisted, as a ratio of wall time (median of the rounds, the sides alternating).
-Printed first: the disk the temporary files live on and SQLite's settings; printed
-after the figures: each against its target of issue 34 (a durable turn at most 2.0x
-a plain run on SQLite and 1.3x in memory; at least 5,000 committed steps/s with 100
-threads on SQLite).
+SQLite file (a fresh file per size and round, WAL mode; the T inputs sent at once),
+the figure is committed steps per second of wall time, all threads together (median
+and range of the rounds), beside its baseline: as many plain `session.run`s of the
+same agent at once, nothing persisted, in the same rounds; and the CPU time of the
+whole process (every thread) per step of each. Overhead: one such turn run durably
+(on SQLite, then on the in-memory store) against the same agent's `session.run` with
+nothing persisted, as ratios of wall and of CPU time (medians of the rounds, the
+sides alternating). Printed first: the disk the temporary files live on and SQLite's
+settings; printed after the figures: each against its target of issue 34 (a durable
+turn at most 2.0x a plain run on SQLite and 1.3x in memory; at least 5,000 committed
+steps/s with 100 threads on SQLite). The tool is sync, as a plain tool usually is,
+so every call starts a thread on both sides; with `BENCH_ASYNC_TOOL=1` it is the
+same tool written async (no thread per call), which shows the store's and the
+host's own costs with less noise.
 
 Durability: the store makes the commit carrying a turn's `dispatched` records durable
 (`synchronous = FULL`: synced before any tool runs); every other commit runs at
