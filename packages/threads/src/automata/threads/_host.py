@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from automata.threads._agents import AgentFactory
+from automata.threads._changes import ChangeSignals
 from automata.threads._draft import Draft, LiveDrafts
 from automata.threads._errors import HostClosedError, ThreadNotFoundError, ThreadsError
 from automata.threads._fold import ThreadFold
@@ -71,9 +72,7 @@ class Host:
         self.host_maps = HostMaps()
         """The host maps of sends to this host, in memory only (RL5)."""
         self._secrets: dict[tuple[str, str], str] = {}
-        self._changes: dict[str, int] = {}
-        self._changed = asyncio.Event()
-        self._list_version = 0
+        self._changes = ChangeSignals()
         self._service: ThreadService | None = None
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
@@ -168,7 +167,7 @@ class Host:
             await self.store.close()
         finally:
             self._closed.set()
-            self._changed.set()
+            self._changes.close()
 
     # -- runners -------------------------------------------------------------------
 
@@ -282,29 +281,24 @@ class Host:
     def notify(self, thread_id: str | None) -> None:
         """Tell subscribers a thread (or, with None, the thread list) changed."""
         if thread_id is not None:
-            self._changes[thread_id] = self._changes.get(thread_id, 0) + 1
-        self._list_version += 1
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+            self._changes.bump(thread_id)
+        self._changes.bump(None)
 
     def _wake(self, thread_id: str) -> None:
         """Wake the subscribers of one thread (not those of the list)."""
-        self._changes[thread_id] = self._changes.get(thread_id, 0) + 1
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        self._changes.bump(thread_id)
 
     def change_count(self, thread_id: str | None) -> int:
-        if thread_id is None:
-            return self._list_version
-        return self._changes.get(thread_id, 0)
+        return self._changes.count(thread_id)
 
     async def wait_change(self, thread_id: str | None, seen: int) -> None:
         """Wait until `thread_id` (None: any thread) changed in this process since
         `seen`, the host closes, or `poll_interval` passes."""
+        if self._closing:
+            return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.poll_interval):
-                while not self._closing and self.change_count(thread_id) == seen:
-                    await self._changed.wait()
+                await self._changes.wait(thread_id, seen)
 
     async def check_thread(self, thread_id: str) -> None:
         if await self.store.thread(thread_id) is None:

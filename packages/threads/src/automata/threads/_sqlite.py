@@ -2,14 +2,17 @@
 
 How it works (what `docs/threads-storage.md` promises):
 
-- **One thread per store.** Every call runs on the store's own worker thread, which
-  owns the store's single `sqlite3` connection; calls are serialized there and the
-  event loop never blocks on SQLite. A call cancelled while it waits still runs to
-  its end (commit or rollback) on the worker, so a commit is never cut in half.
-- **Transactions.** Every write is one `BEGIN IMMEDIATE` transaction: it takes the
+- **One thread per store.** Every call runs on the store's own worker thread
+  (`_sqlite_worker`), which owns the store's single `sqlite3` connection; calls are
+  serialized there and the event loop never blocks on SQLite. A call cancelled while
+  it runs still runs to its end (commit or rollback) on the worker, so a commit is
+  never cut in half.
+- **Transactions.** Every write runs in a `BEGIN IMMEDIATE` transaction: it takes the
   file's write lock before reading anything it decides on, so processes sharing the
   file serialize their writes, and a fence (owner and generation, S5) is checked in
-  the transaction that writes. A writer waits for the lock up to `busy_timeout`.
+  the transaction that writes. Writes waiting together share one transaction (group
+  commit: one commit, one sync of the log for all of them; a write refused is left
+  out alone, see `_sqlite_worker`). A writer waits for the lock up to `busy_timeout`.
 - **Clock.** `now` is this machine's wall clock (`time.time()`), read inside the write
   transaction; processes sharing a file share a machine, hence a clock.
 - **File.** WAL journal mode; `auto_vacuum = INCREMENTAL` (set before the first table
@@ -29,7 +32,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -46,6 +48,8 @@ from automata.threads._errors import (
 )
 from automata.threads._memory import check_limit
 from automata.threads._retention import ArchiveSink, PurgeReport
+from automata.threads._sqlite_statements import APPEND, READ, ROW, refuse, thread_row
+from automata.threads._sqlite_worker import Kind, SQLiteWorker
 from automata.threads._text import refused_text
 from automata.threads.store import (
     Commit,
@@ -64,29 +68,11 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 """Seconds a write waits for another process's write lock before failing."""
 
 _T = TypeVar("_T")
-_ROW = (
-    "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active, summary, "
-    "owner, generation, expires_at"
-)
 
 
 def lock_path(path: Path) -> Path:
     """The sidecar file an open store holds a shared lock on."""
     return path.with_name(path.name + ".lock")
-
-
-def _row(values: tuple[object, ...]) -> ThreadRow:
-    thread_id, parent_id, ordinal, created, updated, last_seq, active, summary = values[:8]
-    return ThreadRow(
-        str(thread_id),
-        None if parent_id is None else str(parent_id),
-        int(ordinal),  # type: ignore[call-overload]
-        float(created),  # type: ignore[arg-type]
-        float(updated),  # type: ignore[arg-type]
-        int(last_seq),  # type: ignore[call-overload]
-        bool(active),
-        str(summary),
-    )
 
 
 def resolve(path: str | os.PathLike[str]) -> Path:
@@ -124,18 +110,22 @@ class SQLiteStore(ThreadStore):
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         self.adopt_empty = adopt_empty
-        self._executor: ThreadPoolExecutor | None = None
+        self._worker: SQLiteWorker | None = None
         self._connection: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
         self._open = False
 
     # -- running on the worker ------------------------------------------------------
 
-    async def _run(self, call: Callable[[], _T]) -> _T:
-        if not self._open or self._executor is None:
+    async def _run(self, kind: Kind, call: Callable[[], _T], *, durable: bool = False) -> _T:
+        """`call`'s result, run on the worker: a `write` in a transaction (grouped
+        with the writes waiting beside it; `durable`: at `synchronous = FULL`), a
+        `read` as it is, a `solo` alone."""
+        if not self._open or self._worker is None:
             raise StoreClosedError(f"the SQLite store at {self.path} is not open")
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+            result: _T = await self._worker.submit(kind, call, durable=durable)
+            return result
         except sqlite3.Error as error:
             raise StoreError(f"the SQLite store at {self.path} failed: {error}") from error
         except UnicodeEncodeError as error:  # a parameter; the transaction rolled back
@@ -148,34 +138,11 @@ class SQLiteStore(ThreadStore):
 
     @contextlib.contextmanager
     def _write(self, *, durable: bool = False) -> Iterator[sqlite3.Connection]:
-        """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled
-        back (nothing kept) when it raises. With `durable`, the commit runs at
-        `synchronous = FULL`: the write-ahead log is synced to disk before `COMMIT`
-        returns, making this commit and every earlier one survive a power loss."""
-        db = self._db()
-        if durable:
-            db.execute("PRAGMA synchronous = FULL")
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        finally:
-            if durable:
-                db.execute("PRAGMA synchronous = NORMAL")
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction: a consistent snapshot for several statements."""
-        db = self._db()
-        db.execute("BEGIN")
-        try:
+        """One `BEGIN IMMEDIATE` transaction of its own, for a `solo` call (see
+        `SQLiteWorker.transaction`)."""
+        assert self._worker is not None
+        with self._worker.transaction(durable=durable) as db:
             yield db
-        finally:
-            db.execute("COMMIT")
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -183,17 +150,16 @@ class SQLiteStore(ThreadStore):
         if self._open:
             raise StoreError(f"the SQLite store at {self.path} is already open")
         path = resolve(self.path)
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="automata-sqlite")
-        loop = asyncio.get_running_loop()
+        worker = SQLiteWorker(self._db, name="automata-sqlite")
         try:
-            await loop.run_in_executor(executor, self._open_sync, path, progress)
+            await worker.submit("solo", lambda: self._open_sync(path, progress))
         except BaseException as error:
-            await loop.run_in_executor(executor, self._close_sync)
-            executor.shutdown(wait=False)
+            await asyncio.shield(worker.submit("solo", self._close_sync))
+            worker.stop()
             if isinstance(error, sqlite3.Error):
                 raise StoreError(f"cannot open the threads store at {path}: {error}") from error
             raise
-        self._executor = executor
+        self._worker = worker
         self._open = True
 
     def _open_sync(self, path: Path, progress: ProgressCallback | None) -> None:
@@ -251,13 +217,15 @@ class SQLiteStore(ThreadStore):
         self._lock_fd = _take_lock(path, self.busy_timeout)
 
     async def close(self) -> None:
-        executor = self._executor
-        if executor is None:
+        worker = self._worker
+        if worker is None:
             return
         self._open = False
-        self._executor = None
-        await asyncio.get_running_loop().run_in_executor(executor, self._close_sync)
-        executor.shutdown(wait=False)
+        self._worker = None
+        try:
+            await asyncio.shield(worker.submit("solo", self._close_sync))
+        finally:
+            worker.stop()
 
     def _close_sync(self) -> None:
         if self._connection is not None:
@@ -327,28 +295,28 @@ class SQLiteStore(ThreadStore):
         records = tuple(records)
 
         def create() -> Commit:
-            with self._write() as db:
-                duplicate = self._duplicate(db, request)
-                if duplicate is not None:
-                    return duplicate
-                exists = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
-                if exists.fetchone() is not None:
-                    raise ThreadExistsError(thread_id)
-                if parent_id is not None:
-                    found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (parent_id,))
-                    if found.fetchone() is None:
-                        raise ThreadNotFoundError(parent_id)
-                at = time.time()
-                db.execute(
-                    "INSERT INTO threads (thread_id, parent_id, created_at, updated_at, "
-                    "last_seq, active, summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (thread_id, parent_id, at, at, len(records), int(active), summary),
-                )
-                commit = self._add(db, thread_id, 0, records, at)
-                self._remember(db, request, at)
-                return commit
+            db = self._db()
+            duplicate = self._duplicate(db, request)
+            if duplicate is not None:
+                return duplicate
+            exists = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
+            if exists.fetchone() is not None:
+                raise ThreadExistsError(thread_id)
+            if parent_id is not None:
+                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (parent_id,))
+                if found.fetchone() is None:
+                    raise ThreadNotFoundError(parent_id)
+            at = time.time()
+            db.execute(
+                "INSERT INTO threads (thread_id, parent_id, created_at, updated_at, "
+                "last_seq, active, summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (thread_id, parent_id, at, at, len(records), int(active), summary),
+            )
+            commit = self._add(db, thread_id, 0, records, at)
+            self._remember(db, request, at)
+            return commit
 
-        return await self._run(create)
+        return await self._run("write", create)
 
     async def append(
         self,
@@ -365,69 +333,57 @@ class SQLiteStore(ThreadStore):
         records = tuple(records)
 
         def append() -> Commit:
-            with self._write(durable=durable) as db:
-                duplicate = self._duplicate(db, request)
-                if duplicate is not None:
-                    return duplicate
-                found = db.execute(
-                    "SELECT last_seq, owner, generation FROM threads WHERE thread_id = ?",
-                    (thread_id,),
-                ).fetchone()
-                if found is None:
-                    raise ThreadNotFoundError(thread_id)
-                last_seq, owner, generation = int(found[0]), found[1], int(found[2])
-                if fence is not None and (owner != fence.owner or generation != fence.generation):
-                    raise LeaseLostError(thread_id, fence.owner, fence.generation)
-                at = time.time()
-                commit = self._add(db, thread_id, last_seq, records, at)
-                if revoke_lease and owner is not None:
-                    owner, generation = None, generation + 1
-                db.execute(
-                    "UPDATE threads SET last_seq = ?, updated_at = ?, "
-                    "active = coalesce(?, active), summary = coalesce(?, summary), "
-                    "owner = ?, generation = ?, "
-                    "expires_at = CASE WHEN ? IS NULL THEN 0 ELSE expires_at END "
-                    "WHERE thread_id = ?",
-                    (
-                        last_seq + len(records),
-                        at,
-                        None if active is None else int(active),
-                        summary,
-                        owner,
-                        generation,
-                        owner,
-                        thread_id,
-                    ),
-                )
-                self._remember(db, request, at)
-                return commit
+            db = self._db()
+            duplicate = self._duplicate(db, request)
+            if duplicate is not None:
+                return duplicate
+            at = time.time()
+            moved = db.execute(
+                APPEND,
+                {
+                    "thread": thread_id,
+                    "count": len(records),
+                    "at": at,
+                    "active": None if active is None else int(active),
+                    "summary": summary,
+                    "revoke": int(revoke_lease),
+                    "fenced": int(fence is not None),
+                    "owner": None if fence is None else fence.owner,
+                    "generation": None if fence is None else fence.generation,
+                },
+            ).fetchall()  # to its end: a statement left running would hold up the commit
+            if not moved:
+                refuse(db, thread_id, fence)
+            commit = self._add(db, thread_id, int(moved[0][0]) - len(records), records, at)
+            self._remember(db, request, at)
+            return commit
 
-        return await self._run(append)
+        return await self._run("write", append, durable=durable)
 
     async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
         def delete() -> Commit:
-            with self._write() as db:
-                duplicate = self._duplicate(db, request)
-                if duplicate is not None:
-                    return duplicate
-                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
-                if found.fetchone() is None:
-                    raise ThreadNotFoundError(thread_id)
-                doomed = [
-                    str(row[0])
-                    for row in db.execute(
-                        "WITH RECURSIVE doomed(id) AS (SELECT ? UNION "
-                        "SELECT threads.thread_id FROM threads JOIN doomed "
-                        "ON threads.parent_id = doomed.id) SELECT id FROM doomed",
-                        (thread_id,),
-                    )
-                ]
-                db.executemany("DELETE FROM records WHERE thread_id = ?", [(t,) for t in doomed])
-                db.executemany("DELETE FROM threads WHERE thread_id = ?", [(t,) for t in doomed])
-                self._remember(db, request, time.time())
-                return Commit(0, 0)
+            db = self._db()
+            duplicate = self._duplicate(db, request)
+            if duplicate is not None:
+                return duplicate
+            found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
+            if found.fetchone() is None:
+                raise ThreadNotFoundError(thread_id)
+            doomed = [
+                str(row[0])
+                for row in db.execute(
+                    "WITH RECURSIVE doomed(id) AS (SELECT ? UNION "
+                    "SELECT threads.thread_id FROM threads JOIN doomed "
+                    "ON threads.parent_id = doomed.id) SELECT id FROM doomed",
+                    (thread_id,),
+                )
+            ]
+            db.executemany("DELETE FROM records WHERE thread_id = ?", [(t,) for t in doomed])
+            db.executemany("DELETE FROM threads WHERE thread_id = ?", [(t,) for t in doomed])
+            self._remember(db, request, time.time())
+            return Commit(0, 0)
 
-        return await self._run(delete)
+        return await self._run("write", delete)
 
     async def purge(
         self,
@@ -441,76 +397,75 @@ class SQLiteStore(ThreadStore):
         to the disk (`pages_freed`; see `_sqlite_purge`)."""
         _retention.check_purge_arguments(ended_before, keep_last, limit, self.max_page)
         return await self._run(
+            "solo",
             lambda: _sqlite_purge.purge_sync(
                 self._write,
                 ended_before=ended_before,
                 keep_last=keep_last,
                 archive_to=archive_to,
                 limit=limit,
-            )
+            ),
         )
 
     # -- leases ---------------------------------------------------------------------
 
     async def claim(self, thread_id: str, owner: str, ttl: float) -> Lease | None:
         def claim() -> Lease | None:
-            with self._write() as db:
-                found = db.execute(
-                    "SELECT owner, generation, expires_at FROM threads WHERE thread_id = ?",
-                    (thread_id,),
-                ).fetchone()
-                if found is None:
-                    raise ThreadNotFoundError(thread_id)
-                holder, generation, expires_at = found[0], int(found[1]), float(found[2])
-                now = time.time()
-                held = holder is not None and expires_at > now
-                if held and holder != owner:
-                    return None
-                if not held or holder != owner:
-                    generation += 1
-                db.execute(
-                    "UPDATE threads SET owner = ?, generation = ?, expires_at = ? "
-                    "WHERE thread_id = ?",
-                    (owner, generation, now + ttl, thread_id),
-                )
-                return Lease(thread_id, owner, generation, now + ttl)
+            db = self._db()
+            found = db.execute(
+                "SELECT owner, generation, expires_at FROM threads WHERE thread_id = ?",
+                (thread_id,),
+            ).fetchone()
+            if found is None:
+                raise ThreadNotFoundError(thread_id)
+            holder, generation, expires_at = found[0], int(found[1]), float(found[2])
+            now = time.time()
+            held = holder is not None and expires_at > now
+            if held and holder != owner:
+                return None
+            if not held or holder != owner:
+                generation += 1
+            db.execute(
+                "UPDATE threads SET owner = ?, generation = ?, expires_at = ? WHERE thread_id = ?",
+                (owner, generation, now + ttl, thread_id),
+            )
+            return Lease(thread_id, owner, generation, now + ttl)
 
-        return await self._run(claim)
+        return await self._run("write", claim)
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         def renew() -> Lease:
-            with self._write() as db:
-                expires_at = time.time() + ttl
-                changed = db.execute(
-                    "UPDATE threads SET expires_at = ? "
-                    "WHERE thread_id = ? AND owner = ? AND generation = ?",
-                    (expires_at, lease.thread_id, lease.owner, lease.generation),
-                ).rowcount
-                if changed != 1:
-                    raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
-                return Lease(lease.thread_id, lease.owner, lease.generation, expires_at)
+            db = self._db()
+            expires_at = time.time() + ttl
+            changed = db.execute(
+                "UPDATE threads SET expires_at = ? "
+                "WHERE thread_id = ? AND owner = ? AND generation = ?",
+                (expires_at, lease.thread_id, lease.owner, lease.generation),
+            ).rowcount
+            if changed != 1:
+                raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
+            return Lease(lease.thread_id, lease.owner, lease.generation, expires_at)
 
-        return await self._run(renew)
+        return await self._run("write", renew)
 
     async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
         def release() -> bool:
-            with self._write() as db:
-                found = db.execute(
-                    "SELECT last_seq FROM threads "
-                    "WHERE thread_id = ? AND owner = ? AND generation = ?",
-                    (lease.thread_id, lease.owner, lease.generation),
-                ).fetchone()
-                if found is None:
-                    return True
-                if if_last_seq is not None and int(found[0]) != if_last_seq:
-                    return False
-                db.execute(
-                    "UPDATE threads SET owner = NULL, expires_at = 0 WHERE thread_id = ?",
-                    (lease.thread_id,),
-                )
+            db = self._db()
+            found = db.execute(
+                "SELECT last_seq FROM threads WHERE thread_id = ? AND owner = ? AND generation = ?",
+                (lease.thread_id, lease.owner, lease.generation),
+            ).fetchone()
+            if found is None:
                 return True
+            if if_last_seq is not None and int(found[0]) != if_last_seq:
+                return False
+            db.execute(
+                "UPDATE threads SET owner = NULL, expires_at = 0 WHERE thread_id = ?",
+                (lease.thread_id,),
+            )
+            return True
 
-        return await self._run(release)
+        return await self._run("write", release)
 
     # -- reads ----------------------------------------------------------------------
 
@@ -518,28 +473,28 @@ class SQLiteStore(ThreadStore):
         check_limit(limit, self.max_page)
 
         def read() -> list[Record]:
-            with self._read() as db:
-                found = db.execute("SELECT 1 FROM threads WHERE thread_id = ?", (thread_id,))
-                if found.fetchone() is None:
-                    raise ThreadNotFoundError(thread_id)
-                rows = db.execute(
-                    "SELECT seq, kind, data, at FROM records WHERE thread_id = ? AND seq > ? "
-                    "ORDER BY seq LIMIT ?",
-                    (thread_id, after, limit),
-                ).fetchall()
+            rows = (
+                self._db()
+                .execute(READ, {"thread": thread_id, "after": after, "limit": limit})
+                .fetchall()
+            )
+            if not rows:
+                raise ThreadNotFoundError(thread_id)
+            if rows[0][0] is None:
+                return []
             return [Record(thread_id, int(s), str(k), str(d), float(a)) for s, k, d, a in rows]
 
-        return await self._run(read)
+        return await self._run("read", read)
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         def thread() -> ThreadRow | None:
             found = self._db().execute(
-                f"SELECT {_ROW} FROM threads WHERE thread_id = ?", (thread_id,)
+                f"SELECT {ROW} FROM threads WHERE thread_id = ?", (thread_id,)
             )
             values = found.fetchone()
-            return None if values is None else _row(values)
+            return None if values is None else thread_row(values)
 
-        return await self._run(thread)
+        return await self._run("read", thread)
 
     async def list_threads(
         self,
@@ -552,13 +507,13 @@ class SQLiteStore(ThreadStore):
 
         def list_threads() -> list[ThreadRow]:
             rows = self._db().execute(
-                f"SELECT {_ROW} FROM threads WHERE parent_id IS ? AND ordinal < ? "
+                f"SELECT {ROW} FROM threads WHERE parent_id IS ? AND ordinal < ? "
                 "ORDER BY ordinal DESC LIMIT ?",
                 (parent_id, 2**63 - 1 if before is None else before, limit),
             )
-            return [_row(values) for values in rows.fetchall()]
+            return [thread_row(values) for values in rows.fetchall()]
 
-        return await self._run(list_threads)
+        return await self._run("read", list_threads)
 
     async def claimable(self, *, limit: int = 100) -> list[str]:
         check_limit(limit, self.max_page)
@@ -571,7 +526,7 @@ class SQLiteStore(ThreadStore):
             )
             return [str(row[0]) for row in rows.fetchall()]
 
-        return await self._run(claimable)
+        return await self._run("read", claimable)
 
 
 def _take_lock(path: Path, timeout: float, *, exclusive: bool = False) -> int:
