@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import anyio
 from mcp import types as mcp_types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
@@ -61,8 +62,9 @@ class MCPToolServer:
 
     @property
     def clients(self) -> int:
-        """How many clients have finished their handshake with this server so far (those
-        told of tool changes)."""
+        """How many clients are connected now, having finished their handshake (those
+        told of tool changes): a client's session is let go when its connection closes,
+        so the count, and what the server holds, never grow with clients gone."""
         return len(self._clients)
 
     def _add(self, item: Tool) -> None:
@@ -256,7 +258,15 @@ def _build(
     async def initialized(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams
     ) -> None:
-        clients.add(ctx.session)
+        # Held while the connection lasts: the SDK cancels a connection's handlers
+        # when it closes, which lets go of the session, so a long-lived server holds
+        # only the clients connected now.
+        session = ctx.session
+        clients.add(session)
+        try:
+            await anyio.sleep_forever()
+        finally:
+            clients.discard(session)
 
     has_resources, has_prompts = bool(resources), bool(prompts)
     server = _ListChangedServer(
