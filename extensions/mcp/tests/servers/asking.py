@@ -22,6 +22,7 @@ TOOLS = [
     mcp_types.Tool(name="confirm", description="Ask the user to confirm.", input_schema=EMPTY),
     mcp_types.Tool(name="form", description="Ask the user a form.", input_schema=EMPTY),
     mcp_types.Tool(name="count", description="Report progress 1..3.", input_schema=EMPTY),
+    mcp_types.Tool(name="login", description="Ask the user a password.", input_schema=EMPTY),
 ]
 RESOURCES = [
     mcp_types.Resource(uri="file:///notes.txt", name="notes", mime_type="text/plain"),
@@ -76,13 +77,19 @@ def build() -> Server[Any]:
                     }
                 )
             )
-        if params.name in ("confirm", "form"):
+        if params.name in ("confirm", "form", "login"):
             schema: dict[str, Any] = {"type": "object", "properties": {}}
             if params.name == "form":
                 schema = {
                     "type": "object",
                     "properties": {"city": {"type": "string"}},
                     "required": ["city"],
+                }
+            if params.name == "login":
+                schema = {
+                    "type": "object",
+                    "properties": {"password": {"type": "string", "writeOnly": True}},
+                    "required": ["password"],
                 }
             try:
                 answer = await session.elicit_form(f"{params.name}?", schema)

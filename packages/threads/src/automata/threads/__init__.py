@@ -16,6 +16,7 @@ from automata.threads._agents import (
 )
 from automata.threads._artifact_tool import read_artifact_tool
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactInfo, ArtifactPage
+from automata.threads._call_questions import CallAnswer, CallQuestions, QuestionUnanswerableError
 from automata.threads._errors import (
     HostClosedError,
     ItemNotFoundError,
@@ -64,6 +65,8 @@ __all__ = [
     "ArchiveSink",
     "ArtifactInfo",
     "ArtifactPage",
+    "CallAnswer",
+    "CallQuestions",
     "HistoryEntry",
     "HistoryPage",
     "Host",
@@ -75,6 +78,7 @@ __all__ = [
     "PageBoundError",
     "PurgeRefusedError",
     "PurgeReport",
+    "QuestionUnanswerableError",
     "QueuedInput",
     "RequestConflictError",
     "SQLiteStore",
