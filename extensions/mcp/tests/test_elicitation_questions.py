@@ -161,7 +161,11 @@ async def test_in_a_thread_a_form_is_a_pending_question_whose_answer_reaches_the
 
 async def test_in_a_thread_a_confirmation_is_an_approval_of_the_call(tmp_path: Path) -> None:
     """P26"""
-    for approved, reply in ((True, {"action": "accept", "content": {}}), (False, None)):
+    replies: dict[bool, dict[str, Any]] = {
+        True: {"action": "accept", "content": {}},
+        False: {"action": "decline", "content": None},
+    }
+    for approved, reply in replies.items():
         db = tmp_path / f"confirm-{approved}.db"
         async with thread_with("confirm", db) as (service, thread_id, _, _):
             asked = question_of(await until(service, thread_id, pending))
@@ -170,8 +174,7 @@ async def test_in_a_thread_a_confirmation_is_an_approval_of_the_call(tmp_path: P
             await service.respond(thread_id, asked.interaction_id, approved, request_key="a")
             view = await until(service, thread_id, settled)
         (call,) = [item for item in view.items if item.kind == "tool_call"]
-        expected = reply or {"action": "decline", "content": None}
-        assert json.loads(call.result or "") == expected
+        assert json.loads(call.result or "") == reply
 
 
 async def test_a_secret_answer_reaches_the_server_and_is_journaled_redacted(
