@@ -1,11 +1,13 @@
 """A test MCP server (the SDK's low-level `Server`, stdio) that uses what servers ask of
-clients: sampling, elicitation and progress in its tools, and resources and prompts."""
+clients: sampling, elicitation and progress in its tools, and resources and prompts.
+With `ASKING_CALLS` set, each tool call's name is appended to that file."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import os
 import warnings
 from typing import Any
 
@@ -39,6 +41,15 @@ def _text(text: str) -> mcp_types.CallToolResult:
     return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)])
 
 
+def _count(name: str) -> None:
+    """Append a call's name to the file `ASKING_CALLS` names (a crash test counts the
+    calls the server was sent)."""
+    calls = os.environ.get("ASKING_CALLS")
+    if calls:
+        with open(calls, "a", encoding="utf-8") as file:
+            file.write(name + "\n")
+
+
 def build() -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -49,6 +60,7 @@ def build() -> Server[Any]:
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         session = ctx.session
+        _count(params.name)
         if params.name == "summarize":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # deprecated from 2026-07-28 on
