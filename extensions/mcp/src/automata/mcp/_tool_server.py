@@ -14,6 +14,7 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from starlette.applications import Starlette
 
 from automata.core import (
@@ -39,7 +40,9 @@ class MCPToolServer:
     The tool set may change while clients are connected: `await add_tool(...)` and
     `await remove_tool(...)` send every connected client
     `notifications/tools/list_changed` (the tools capability declares
-    `listChanged: true`), and the next `tools/list` gives the new set. Resources
+    `listChanged: true`), and the next `tools/list` gives the new set. Clients of
+    the 2026-07-28 protocol, which has no standing stream, are told on the
+    `subscriptions/listen` streams they open (asking for tool-list changes). Resources
     (`add_resource`, `@resource(uri)`) and prompts (`@prompt`) are declared before
     serving. Serve it with `serve_stdio()`, `streamable_http_app()`, or the SDK's
     low-level server from `sdk_server()`."""
@@ -54,6 +57,7 @@ class MCPToolServer:
         self._resources = ServedResources()
         self._prompts = ServedPrompts()
         self._clients: set[ServerSession] = set()
+        self._listeners = InMemorySubscriptionBus()
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -93,6 +97,7 @@ class MCPToolServer:
     async def _tools_changed(self) -> None:
         for client in tuple(self._clients):
             await client.send_tool_list_changed()
+        await self._listeners.publish(ToolsListChanged())
 
     def add_resource(
         self,
@@ -165,6 +170,7 @@ class MCPToolServer:
             resources=self._resources,
             prompts=self._prompts,
             clients=self._clients,
+            listen=ListenHandler(self._listeners),
         )
 
     async def serve_stdio(self) -> None:
@@ -205,6 +211,7 @@ def _build(
     resources: ServedResources,
     prompts: ServedPrompts,
     clients: set[ServerSession],
+    listen: ListenHandler,
 ) -> Server[Any]:
     """The SDK server answering from the registries as they are at each request."""
 
@@ -279,6 +286,7 @@ def _build(
         on_read_resource=read_resource if has_resources else None,
         on_list_prompts=list_prompts if has_prompts else None,
         on_get_prompt=get_prompt if has_prompts else None,
+        on_subscriptions_listen=listen,
     )
     server.add_notification_handler(
         "notifications/initialized", mcp_types.NotificationParams, initialized
