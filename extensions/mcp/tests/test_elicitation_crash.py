@@ -52,7 +52,7 @@ async def _kinds(db: Path) -> list[str]:
 def test_a_host_killed_while_a_call_waits_on_an_elicitation_never_replays_the_call(
     tmp_path: Path,
 ) -> None:
-    """P27"""
+    """P28"""
     db, calls = tmp_path / "threads.db", tmp_path / "calls.txt"
     host = _start(db, calls)
     try:

@@ -87,7 +87,7 @@ async def journal_text(db: Path, thread_id: str) -> list[tuple[str, str]]:
 
 
 async def test_an_elicitation_names_the_agents_call_in_flight() -> None:
-    """P25"""
+    """P26"""
     seen: list[Elicitation] = []
 
     def handler(asked: Elicitation) -> ElicitationReply:
@@ -105,7 +105,7 @@ async def test_an_elicitation_names_the_agents_call_in_flight() -> None:
 
 
 async def test_in_a_plain_run_a_confirmation_goes_to_the_approver_and_a_form_is_declined() -> None:
-    """P25"""
+    """P26"""
     decided: list[ToolUseBlock] = []
 
     def approver(call: ToolUseBlock, context: ToolContext[Any]) -> Approval:
@@ -138,7 +138,7 @@ async def test_in_a_plain_run_a_confirmation_goes_to_the_approver_and_a_form_is_
 async def test_in_a_thread_a_form_is_a_pending_question_whose_answer_reaches_the_call(
     tmp_path: Path,
 ) -> None:
-    """P26"""
+    """P27"""
     db = tmp_path / "threads.db"
     async with thread_with("form", db) as (service, thread_id, _, provider):
         waiting = await until(service, thread_id, pending)
@@ -160,7 +160,7 @@ async def test_in_a_thread_a_form_is_a_pending_question_whose_answer_reaches_the
 
 
 async def test_in_a_thread_a_confirmation_is_an_approval_of_the_call(tmp_path: Path) -> None:
-    """P26"""
+    """P27"""
     replies: dict[bool, dict[str, Any]] = {
         True: {"action": "accept", "content": {}},
         False: {"action": "decline", "content": None},
@@ -180,7 +180,7 @@ async def test_in_a_thread_a_confirmation_is_an_approval_of_the_call(tmp_path: P
 async def test_a_secret_answer_reaches_the_server_and_is_journaled_redacted(
     tmp_path: Path,
 ) -> None:
-    """P26"""
+    """P27"""
     db = tmp_path / "threads.db"
     async with thread_with("login", db) as (service, thread_id, _, _):
         asked = question_of(await until(service, thread_id, pending))

@@ -30,7 +30,7 @@ async def names(client: Client) -> list[str]:
 
 
 async def test_a_listening_client_over_http_is_told_when_a_tool_is_added_or_removed() -> None:
-    """P28"""
+    """P25"""
     served = changing.build()
     async with (
         serving(served.streamable_http_app(), lifespan="on") as http,
@@ -49,7 +49,7 @@ async def test_a_listening_client_over_http_is_told_when_a_tool_is_added_or_remo
 
 
 async def test_a_listening_client_over_stdio_is_told_of_a_change_made_inside_a_call() -> None:
-    """P28"""
+    """P25"""
     params = StdioServerParameters(command=sys.executable, args=[str(CHANGING)])
     async with Client(params, mode=MODERN) as client:
         async with client.listen(tools_list_changed=True) as subscription:

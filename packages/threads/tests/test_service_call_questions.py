@@ -1,7 +1,7 @@
 """Questions a running tool call asks (`CallQuestions`): journaled as an interaction of
 the call, shown pending while the call waits, answered through `respond` and handed
 to the call in this host; a call left waiting when its host stopped is never run
-again, and its question is closed as unanswerable (docs/protocols.md P26-P27, which
+again, and its question is closed as unanswerable (docs/protocols.md P27-P28, which
 the MCP elicitation bridge builds on)."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Login:
 async def test_a_secret_answer_reaches_the_waiting_call_and_the_journal_only_redacted(
     open_host: OpenHost, store: ThreadStore
 ) -> None:
-    """P26"""
+    """P27"""
     host = await open_host()
     login = Login(CallQuestions(host))
     service = host.thread_service(lambda request: login.agent())
@@ -96,7 +96,7 @@ async def test_a_secret_answer_reaches_the_waiting_call_and_the_journal_only_red
 
 
 async def test_a_call_outside_a_thread_service_cannot_ask(open_host: OpenHost) -> None:
-    """P26"""
+    """P27"""
     login = Login(CallQuestions(await open_host()))
     result = await login.agent().run("log in")
     ((_, text, is_error),) = tool_results(result.messages)
@@ -108,7 +108,7 @@ async def test_a_call_outside_a_thread_service_cannot_ask(open_host: OpenHost) -
 async def test_an_idempotent_call_left_waiting_by_a_stopped_host_is_never_run_again(
     open_host: OpenHost,
 ) -> None:
-    """P27"""
+    """P28"""
     first = await open_host(lease_ttl=1.0)
     login = Login(CallQuestions(first), idempotent=True)
     service = first.thread_service(lambda request: login.agent())
@@ -127,7 +127,7 @@ async def test_an_idempotent_call_left_waiting_by_a_stopped_host_is_never_run_ag
 
 
 async def test_asking_for_a_call_no_turn_runs_is_refused(open_host: OpenHost) -> None:
-    """P26"""
+    """P27"""
     host = await open_host()
     service = host.thread_service(lambda request: Login(None).agent())
     thread = await service.create(request_key="c")
