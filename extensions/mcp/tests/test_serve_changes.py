@@ -136,6 +136,28 @@ async def test_every_connected_client_is_told_of_a_change() -> None:
             assert "extra" in await client.names()
 
 
+async def test_the_server_lets_go_of_each_client_whose_session_ended() -> None:
+    """P24"""
+    served = changing.build()
+    async with serving(served.streamable_http_app(), lifespan="on") as http:
+        for cycle in range(6):
+            async with (
+                streamable_http_client(f"{http.base_url}/mcp") as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                async with asyncio.timeout(10):
+                    while served.clients < 1:  # noqa: ASYNC110 - no event to wait on
+                        await asyncio.sleep(0.01)
+                assert served.clients == 1, f"cycle {cycle}: only the client connected now"
+            async with asyncio.timeout(10):
+                while served.clients:  # noqa: ASYNC110 - no event to wait on
+                    await asyncio.sleep(0.01)
+        # A change after every client left is sent to no one, and fails nothing.
+        await served.add_tool(changing.extra)
+    assert served.clients == 0
+
+
 async def test_a_tool_that_changes_the_set_from_inside_a_call_tells_a_stdio_client() -> None:
     """P21"""
     async with stdio_session() as client:

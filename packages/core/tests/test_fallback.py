@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -232,6 +233,51 @@ async def test_a_run_counts_the_answering_providers_usage_and_stop_reason() -> N
     assert result.output == "from the second"
     assert result.usage == SECOND_USAGE
     assert result.raw_stop_reason == "length"
+
+
+def retried(times: int) -> ProviderError:
+    """A retryable failure after the provider's own `times` retries."""
+    error = overloaded()
+    error.retries = times
+    return error
+
+
+async def test_the_reply_counts_the_retries_of_the_providers_that_failed_before_it() -> None:
+    """L99: the answering reply's retries add those of the failed attempts."""
+    for use_stream in (False, True):
+        third = Secondary([replace(answer(), retries=1)])
+        primary, secondary = Primary([retried(2)]), Secondary([retried(3)])
+        fallback = FallbackProvider([primary, secondary, third])
+        if use_stream:
+            response = (await streamed(fallback))[-1]
+        else:
+            response = await fallback.complete(REQUEST)
+        assert isinstance(response, ModelResponse)
+        assert response.retries == 2 + 3 + 1
+
+
+async def test_a_run_counts_every_retry_of_the_chain_in_its_retries() -> None:
+    """L99: a run through a chain counts every provider's retries, streamed or not."""
+    agent = Agent(Primary([retried(2)]), fallback=[Secondary([replace(answer(), retries=1)])])
+    assert (await agent.run("hi")).retries == 3
+    streamed_run = Agent(Primary([retried(4)]), fallback=[Secondary([answer()])])
+    events = streamed_run.stream("hi")
+    async for _ in events:
+        pass
+    assert events.result.retries == 4
+
+
+async def test_an_exhausted_chain_counts_the_retries_of_every_attempt() -> None:
+    """L99: the exhaustion error, and the run's partial result, count every retry."""
+    fallback, _, _ = chain([retried(2)], [retried(5)])
+    with pytest.raises(FallbackExhaustedError) as caught:
+        await fallback.complete(REQUEST)
+    assert caught.value.retries == 7
+    agent = Agent(Primary([retried(1)]), fallback=[Secondary([retried(2)])])
+    with pytest.raises(FallbackExhaustedError) as in_run:
+        await agent.run("hi")
+    assert in_run.value.result is not None
+    assert in_run.value.result.retries == 3
 
 
 async def test_a_model_the_reply_names_is_kept() -> None:

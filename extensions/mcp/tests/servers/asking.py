@@ -1,11 +1,13 @@
 """A test MCP server (the SDK's low-level `Server`, stdio) that uses what servers ask of
-clients: sampling, elicitation and progress in its tools, and resources and prompts."""
+clients: sampling, elicitation and progress in its tools, and resources and prompts.
+With `ASKING_CALLS` set, each tool call's name is appended to that file."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import os
 import warnings
 from typing import Any
 
@@ -22,6 +24,7 @@ TOOLS = [
     mcp_types.Tool(name="confirm", description="Ask the user to confirm.", input_schema=EMPTY),
     mcp_types.Tool(name="form", description="Ask the user a form.", input_schema=EMPTY),
     mcp_types.Tool(name="count", description="Report progress 1..3.", input_schema=EMPTY),
+    mcp_types.Tool(name="login", description="Ask the user a password.", input_schema=EMPTY),
 ]
 RESOURCES = [
     mcp_types.Resource(uri="file:///notes.txt", name="notes", mime_type="text/plain"),
@@ -38,6 +41,15 @@ def _text(text: str) -> mcp_types.CallToolResult:
     return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)])
 
 
+def _count(name: str) -> None:
+    """Append a call's name to the file `ASKING_CALLS` names (a crash test counts the
+    calls the server was sent)."""
+    calls = os.environ.get("ASKING_CALLS")
+    if calls:
+        with open(calls, "a", encoding="utf-8") as file:
+            file.write(name + "\n")
+
+
 def build() -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -48,6 +60,7 @@ def build() -> Server[Any]:
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         session = ctx.session
+        _count(params.name)
         if params.name == "summarize":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # deprecated from 2026-07-28 on
@@ -76,13 +89,19 @@ def build() -> Server[Any]:
                     }
                 )
             )
-        if params.name in ("confirm", "form"):
+        if params.name in ("confirm", "form", "login"):
             schema: dict[str, Any] = {"type": "object", "properties": {}}
             if params.name == "form":
                 schema = {
                     "type": "object",
                     "properties": {"city": {"type": "string"}},
                     "required": ["city"],
+                }
+            if params.name == "login":
+                schema = {
+                    "type": "object",
+                    "properties": {"password": {"type": "string", "writeOnly": True}},
+                    "required": ["password"],
                 }
             try:
                 answer = await session.elicit_form(f"{params.name}?", schema)

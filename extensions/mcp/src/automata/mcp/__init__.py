@@ -20,6 +20,11 @@ from automata.mcp._elicitation import (
     ElicitationReply,
     approve_elicitations,
 )
+from automata.mcp._elicitation_questions import (
+    CallAnswerLike,
+    CallAsker,
+    ask_elicitations,
+)
 from automata.mcp._errors import MCPConnectionError, MCPDuplicateToolWarning, MCPToolError
 from automata.mcp._progress import MCPProgress, ProgressHandler
 from automata.mcp._serve import serve_stdio, serve_tools, streamable_http_app
@@ -28,6 +33,8 @@ from automata.mcp._tool import MCPTool
 from automata.mcp._tool_server import MCPToolServer
 
 __all__ = [
+    "CallAnswerLike",
+    "CallAsker",
     "Elicitation",
     "ElicitationHandler",
     "ElicitationReply",
@@ -44,6 +51,7 @@ __all__ = [
     "MCPToolServer",
     "ProgressHandler",
     "approve_elicitations",
+    "ask_elicitations",
     "serve_stdio",
     "serve_tools",
     "streamable_http_app",

@@ -37,12 +37,16 @@ ELICITATION_CALL = "mcp_elicitation"
 class Elicitation:
     """What a server asks: `message` for the user, and either `schema` (form mode: the
     flat JSON schema the answer must follow) or `url` (URL mode: a page the user
-    should open; the answer carries no content)."""
+    should open; the answer carries no content). `call` is the agent's tool call the
+    server holds open while it asks: the one call of an agent to this server in
+    flight then; None when there is none, or several (the protocol does not say
+    which one asks)."""
 
     server: str
     message: str
     schema: Mapping[str, Any] | None = None
     url: str | None = None
+    call: ToolContext[Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,18 +106,23 @@ def approve_elicitations(approver: Approver) -> ElicitationHandler:
     return decide
 
 
-def elicitation_callback(handler: ElicitationHandler, server: Callable[[], str]) -> ElicitationFnT:
-    """The SDK elicitation callback answering with `handler`; a handler that raises is
-    answered with `INTERNAL_ERROR` naming the error."""
+def elicitation_callback(
+    handler: ElicitationHandler,
+    server: Callable[[], str],
+    call: Callable[[], ToolContext[Any] | None] = lambda: None,
+) -> ElicitationFnT:
+    """The SDK elicitation callback answering with `handler` (`call` gives the agent's
+    call in flight, if one); a handler that raises is answered with `INTERNAL_ERROR`
+    naming the error."""
 
     async def answer(
         context: ClientRequestContext, params: mcp_types.ElicitRequestParams
     ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
         if isinstance(params, mcp_types.ElicitRequestURLParams):
-            asked = Elicitation(server(), params.message, url=params.url)
+            asked = Elicitation(server(), params.message, url=params.url, call=call())
         else:
             schema = params.requested_schema
-            asked = Elicitation(server(), params.message, schema=dict(schema))
+            asked = Elicitation(server(), params.message, schema=dict(schema), call=call())
         try:
             reply = handler(asked)
             if inspect.isawaitable(reply):

@@ -94,7 +94,9 @@ class MCPServer:
             on_message=self._on_message,
             sampling=sampling_callback(sampling, self._label) if sampling is not None else None,
             elicitation=(
-                elicitation_callback(elicitation, self._label) if elicitation is not None else None
+                elicitation_callback(elicitation, self._label, self._call_in_flight)
+                if elicitation is not None
+                else None
             ),
         )
         self._link: Connection | None = None
@@ -108,9 +110,14 @@ class MCPServer:
         self._changes = 0
         self._changed = asyncio.Event()
         self._attached: list[_Attachment] = []
+        self._in_flight: list[ToolContext[Any]] = []
 
     def _label(self) -> str:
         return self.name
+
+    def _call_in_flight(self) -> ToolContext[Any] | None:
+        """The agent's one call to this server in flight (None: none, or several)."""
+        return self._in_flight[0] if len(self._in_flight) == 1 else None
 
     # -- construction ------------------------------------------------------------
 
@@ -356,14 +363,24 @@ class MCPServer:
         """Call the server's tool `name` (its own name, without a prefix); `context` is
         the agent's tool call, which progress reports name and show on: each report
         the server sends for an agent's call is a row of the call's activity (and its
-        status, `progress/total`), whether or not an `on_progress` handler is given."""
+        status, `progress/total`), whether or not an `on_progress` handler is given,
+        and an elicitation the server sends while it is the one call in flight names
+        it (`Elicitation.call`)."""
         progress = None
         if self._on_progress is not None or context is not None:
             progress = self._progress_callback(name, context)
-        raw = await self._request(
-            lambda session: session.call_tool(name, dict(arguments), progress_callback=progress),
-            what=repr(name),
-        )
+        if context is not None:
+            self._in_flight.append(context)
+        try:
+            raw = await self._request(
+                lambda session: session.call_tool(
+                    name, dict(arguments), progress_callback=progress
+                ),
+                what=repr(name),
+            )
+        finally:
+            if context is not None:
+                self._in_flight.remove(context)
         if not isinstance(raw, mcp_types.CallToolResult):
             raise MCPToolError(f"MCP server {self.name!r} gave {name!r} no tool result")
         return from_mcp_result(raw)

@@ -7,12 +7,14 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import anyio
 from mcp import types as mcp_types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from starlette.applications import Starlette
 
 from automata.core import (
@@ -38,7 +40,9 @@ class MCPToolServer:
     The tool set may change while clients are connected: `await add_tool(...)` and
     `await remove_tool(...)` send every connected client
     `notifications/tools/list_changed` (the tools capability declares
-    `listChanged: true`), and the next `tools/list` gives the new set. Resources
+    `listChanged: true`), and the next `tools/list` gives the new set. Clients of
+    the 2026-07-28 protocol, which has no standing stream, are told on the
+    `subscriptions/listen` streams they open (asking for tool-list changes). Resources
     (`add_resource`, `@resource(uri)`) and prompts (`@prompt`) are declared before
     serving. Serve it with `serve_stdio()`, `streamable_http_app()`, or the SDK's
     low-level server from `sdk_server()`."""
@@ -53,6 +57,7 @@ class MCPToolServer:
         self._resources = ServedResources()
         self._prompts = ServedPrompts()
         self._clients: set[ServerSession] = set()
+        self._listeners = InMemorySubscriptionBus()
 
     @property
     def tools(self) -> tuple[Tool, ...]:
@@ -61,8 +66,9 @@ class MCPToolServer:
 
     @property
     def clients(self) -> int:
-        """How many clients have finished their handshake with this server so far (those
-        told of tool changes)."""
+        """How many clients are connected now, having finished their handshake (those
+        told of tool changes): a client's session is let go when its connection closes,
+        so the count, and what the server holds, never grow with clients gone."""
         return len(self._clients)
 
     def _add(self, item: Tool) -> None:
@@ -91,6 +97,7 @@ class MCPToolServer:
     async def _tools_changed(self) -> None:
         for client in tuple(self._clients):
             await client.send_tool_list_changed()
+        await self._listeners.publish(ToolsListChanged())
 
     def add_resource(
         self,
@@ -163,6 +170,7 @@ class MCPToolServer:
             resources=self._resources,
             prompts=self._prompts,
             clients=self._clients,
+            listen=ListenHandler(self._listeners),
         )
 
     async def serve_stdio(self) -> None:
@@ -203,6 +211,7 @@ def _build(
     resources: ServedResources,
     prompts: ServedPrompts,
     clients: set[ServerSession],
+    listen: ListenHandler,
 ) -> Server[Any]:
     """The SDK server answering from the registries as they are at each request."""
 
@@ -256,7 +265,15 @@ def _build(
     async def initialized(
         ctx: ServerRequestContext[Any], params: mcp_types.NotificationParams
     ) -> None:
-        clients.add(ctx.session)
+        # Held while the connection lasts: the SDK cancels a connection's handlers
+        # when it closes, which lets go of the session, so a long-lived server holds
+        # only the clients connected now.
+        session = ctx.session
+        clients.add(session)
+        try:
+            await anyio.sleep_forever()
+        finally:
+            clients.discard(session)
 
     has_resources, has_prompts = bool(resources), bool(prompts)
     server = _ListChangedServer(
@@ -269,6 +286,7 @@ def _build(
         on_read_resource=read_resource if has_resources else None,
         on_list_prompts=list_prompts if has_prompts else None,
         on_get_prompt=get_prompt if has_prompts else None,
+        on_subscriptions_listen=listen,
     )
     server.add_notification_handler(
         "notifications/initialized", mcp_types.NotificationParams, initialized

@@ -71,7 +71,8 @@ class FallbackExhaustedError(ProviderError):
     each with an error that switches. `attempts` holds them in the order tried (the
     last one's error is also the `__cause__`); `retryable` is True when every error
     was retryable; `usage` sums what the failed calls reported spending (None when
-    none did), which a run counts."""
+    none did), and `retries` the retries each provider made before failing, both of
+    which a run counts."""
 
     def __init__(self, attempts: Sequence[FallbackAttempt]) -> None:
         self.attempts = tuple(attempts)
@@ -82,6 +83,7 @@ class FallbackExhaustedError(ProviderError):
             retryable=all(is_retryable(error) for error in self.errors),
             usage=_spent(self.errors),
         )
+        self.retries = _retried(self.errors)
 
     @property
     def errors(self) -> tuple[Exception, ...]:
@@ -97,6 +99,11 @@ def _spent(errors: Iterable[Exception]) -> Usage | None:
         if usage is not None:
             total = usage if total is None else total + usage
     return total
+
+
+def _retried(errors: Iterable[Exception]) -> int:
+    """How many retries the failed calls made before giving up, summed."""
+    return sum(error.retries for error in errors if isinstance(error, ProviderError))
 
 
 def _label(name: str, model: str | None) -> str:
@@ -118,6 +125,9 @@ class FallbackProvider:
       `IncompleteResponseError`, keeping the partial text).
     - The reply is the answering provider's own: its message, stop reason and usage.
       Its `model` is the one the reply names, else the answering provider's `model`.
+      Its `retries` add the retries of the providers that failed before it
+      (`ProviderError.retries`) to the answering provider's own, so a run's
+      `RunResult.retries` counts every retry of the chain.
     - When every provider failed with an error that switches,
       `FallbackExhaustedError` is raised, carrying each attempt.
     - Each attempt is a `chat` span (the attributes of any model call, plus
@@ -217,7 +227,7 @@ class FallbackProvider:
                 raise
             tracing.finish_model_call(span, response)
             span.end()
-            return _answered(call_span, provider, response, number)
+            return _answered(call_span, provider, response, number, failed)
         raise FallbackExhaustedError(failed) from failed[-1].error
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderStreamItem]:
@@ -234,7 +244,7 @@ class FallbackProvider:
             try:
                 async for item in items:
                     if isinstance(item, ModelResponse):
-                        response = item = _answered(call_span, provider, item, number)
+                        response = item = _answered(call_span, provider, item, number, failed)
                     handed_on = True
                     yield item
             except GeneratorExit:  # the caller stopped reading: not a failure
@@ -326,10 +336,15 @@ def _fail(span: Span, error: BaseException) -> None:
 
 
 def _answered(
-    call_span: Span, provider: Provider, response: ModelResponse, attempts: int
+    call_span: Span,
+    provider: Provider,
+    response: ModelResponse,
+    attempts: int,
+    failed: Sequence[FallbackAttempt],
 ) -> ModelResponse:
     """The answering provider's reply, named on the run's model-call span and on the
-    reply (`provider`); its model filled in from the provider when the reply names none."""
+    reply (`provider`); its model filled in from the provider when the reply names none,
+    and its retries counting those of the `failed` attempts before it."""
     if call_span.is_recording():
         call_span.set_attribute(ANSWERED_BY, provider.provider_name)
         if provider.model:
@@ -339,6 +354,7 @@ def _answered(
         response,
         model=response.model or provider.model or "",
         provider=response.provider or provider.provider_name,
+        retries=response.retries + _retried(attempt.error for attempt in failed),
     )
 
 

@@ -16,6 +16,7 @@ from automata.threads._agents import (
 )
 from automata.threads._artifact_tool import read_artifact_tool
 from automata.threads._artifacts import ARTIFACT_PAGE, ArtifactInfo, ArtifactPage
+from automata.threads._call_questions import CallAnswer, CallQuestions, QuestionUnanswerableError
 from automata.threads._context import (
     CompactionOperation,
     CompactionPolicy,
@@ -72,6 +73,8 @@ __all__ = [
     "ArchiveSink",
     "ArtifactInfo",
     "ArtifactPage",
+    "CallAnswer",
+    "CallQuestions",
     "CompactionOperation",
     "CompactionPolicy",
     "CompactionState",
@@ -87,6 +90,7 @@ __all__ = [
     "PageBoundError",
     "PurgeRefusedError",
     "PurgeReport",
+    "QuestionUnanswerableError",
     "QueuedInput",
     "RequestConflictError",
     "SQLiteStore",

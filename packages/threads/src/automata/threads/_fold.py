@@ -106,7 +106,10 @@ class CallState:
 class InteractionState:
     """A question to a person that parks a turn: an approval of a tool call, or an
     `ask_user` question. `answer` is what the journal holds (`[redacted]` for a secret
-    answer); `approved` is set for an approval."""
+    answer); `approved` is set for an approval. `in_call` marks a question a tool
+    call asked while it ran (`_call_questions`): it parks nothing, the call waits for
+    it; `unanswerable` is why such a question can no longer be answered (the host
+    stopped while the call waited), once the journal says so."""
 
     interaction_id: str
     seq: int
@@ -118,6 +121,8 @@ class InteractionState:
     answered: bool = False
     approved: bool | None = None
     answer: str | None = None
+    in_call: bool = False
+    unanswerable: str | None = None
 
 
 class ThreadFold:
@@ -230,9 +235,11 @@ class ThreadFold:
                 self.calls[str(data["call"])],
                 str(data.get("question") or ""),
                 bool(data.get("secret")),
+                in_call=bool(data.get("in_call")),
             )
             self.interactions[found.interaction_id] = found
-            turn.phase = "waiting"
+            if not found.in_call:  # a running call waits for it; the turn runs on
+                turn.phase = "waiting"
         elif kind == "answer":
             found = self.interactions[str(data["id"])]
             if found.answered:
@@ -240,6 +247,7 @@ class ThreadFold:
             found.answered = True
             found.approved = data.get("approved")
             found.answer = data.get("answer")
+            found.unanswerable = data.get("unanswerable")
             turn = self.turns[found.turn_id]
             if turn.phase == "waiting" and not self.pending_interactions(turn.turn_id):
                 turn.phase = "running"
@@ -336,11 +344,18 @@ class ThreadFold:
         ]
 
     def interaction_for(self, call: CallState) -> InteractionState | None:
-        """The interaction that gates `call`, if one does."""
+        """The interaction that gates `call`, if one does (a question the call asked
+        while it ran gates nothing: see `asked_by`)."""
         for found in self.interactions.values():
-            if found.call is call:
+            if found.call is call and not found.in_call:
                 return found
         return None
+
+    def asked_by(self, call: CallState) -> list[InteractionState]:
+        """The questions `call` asked while it ran, in journal order."""
+        return [
+            found for found in self.interactions.values() if found.call is call and found.in_call
+        ]
 
     @property
     def transcript(self) -> list[Message]:

@@ -220,6 +220,11 @@ class Host:
         turn, here, hands it to the model once."""
         self._secrets[(thread_id, interaction_id)] = answer
 
+    def take_secret(self, thread_id: str, interaction_id: str) -> str | None:
+        """The secret answer `respond` took here for `interaction_id`, handed over
+        once (None when it was taken elsewhere, or already)."""
+        return self._secrets.pop((thread_id, interaction_id), None)
+
     async def _recover_forever(self) -> None:
         while True:
             try:

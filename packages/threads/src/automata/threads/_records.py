@@ -34,9 +34,12 @@ Kinds (data fields besides `v`):
   `effect_outcome_unknown`), `error` (text, or null).
 - `interaction`: `turn`, `kind` (`approval` or `question`), `call` (the call it
   gates or answers), `question`, `secret`: the turn waits for a person. Its id is
-  `interaction-<seq>`.
+  `interaction-<seq>`. With `in_call: true` it is a question the call asked while it
+  ran (`_call_questions`): the call waits for it and the turn does not park; a
+  journal without the field reads as before.
 - `answer`: `id` (the interaction's), `approved` (for an approval), `reason`, `answer`
-  (a question's answer; `[redacted]` for a secret one).
+  (a question's answer; `[redacted]` for a secret one); `unanswerable` (the reason)
+  instead closes a call's question that can no longer be answered.
 - `retry`: `turn`, `request_key`: the failed turn runs again from where its
   transcript stands.
 - `compaction`: `turn`, `key`, `covered`, `summary`: a summary a `Compactor` among

@@ -74,6 +74,7 @@ from automata.threads._agents import (
     turn_invocation_id,
 )
 from automata.threads._artifacts import artifact_record
+from automata.threads._call_questions import stranded_questions, unanswerable_records
 from automata.threads._context import (
     TurnCompactions,
     UsageTotals,
@@ -321,12 +322,16 @@ class ThreadRunner:
         unsafe = [
             state.call
             for state in open_calls
-            if state.dispatched and not is_idempotent(agent, state.call.name)
+            if state.dispatched
+            and (not is_idempotent(agent, state.call.name) or stranded_questions(fold, state))
         ]
         if unsafe:
             results = error_results(calls, OUTCOME_UNKNOWN)
             await self._append(
-                [encode("results", turn=turn.turn_id, message=message_data(results))]
+                [
+                    *unanswerable_records(fold, open_calls),
+                    encode("results", turn=turn.turn_id, message=message_data(results)),
+                ]
             )
             names = ", ".join(f"{call.name} ({call.id})" for call in unsafe)
             await self._end(

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from automata.core import Activity, Cost, Message, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from automata.threads._activity import with_answer
 from automata.threads._artifacts import ArtifactInfo
+from automata.threads._call_questions import asked_items
 from automata.threads._draft import Draft, is_stopped
 from automata.threads._fold import Entry, ThreadFold, input_entry
 from automata.threads._todos import TodoList
@@ -57,7 +58,9 @@ class ViewItem:
     it gates or answers) asks a person: `interaction_id` is what `respond` takes,
     `interaction_kind` is `approval` or `question`, `text` the question, `status`
     `pending`, `answered` or `closed` (its turn ended unanswered), `result` the answer
-    (`[redacted]` for a secret one).
+    (`[redacted]` for a secret one). A question a call asked while it ran follows the
+    call's item the same way; one that can no longer be answered is `closed` with the
+    reason as its `result`.
 
     `activity` is what a `tool_call` item's tool showed a person (AC rules: a label,
     rows, a status, a sub-agent operation), None when it showed nothing; a question's
@@ -250,6 +253,8 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                         },
                     )
                 )
+            if call is not None:
+                items.extend(asked_items(fold, call, block.name))
     return items
 
 
