@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,15 @@ from automata.threads._labels import labels_field
 from automata.threads._records import decode, encode, message_data
 from automata.threads._recovery import CANCELLED, error_results
 from automata.threads._retention import ArchiveSink, PurgeReport, cutoff
-from automata.threads._text import check_text, check_texts
+from automata.threads._service_inputs import (
+    checked_title,
+    new_thread_id,
+    request_claim,
+    summary_json,
+    title_of,
+    user_message,
+)
+from automata.threads._text import check_texts
 from automata.threads._view import (
     HistoryEntry,
     HistoryPage,
@@ -43,58 +50,12 @@ from automata.threads._view import (
     ThreadView,
     build_view,
 )
-from automata.threads.store import NewRecord, RequestClaim, ThreadRow
+from automata.threads.store import NewRecord
 
 if TYPE_CHECKING:
     from automata.threads._host import Host
 
 __all__ = ["ThreadService"]
-
-_MAX_TITLE = 500
-
-
-def _claim(op: str, key: str, outcome: str = "", **inputs: Any) -> RequestClaim:
-    if not isinstance(key, str) or not key:
-        raise InvalidArgumentError(f"{op} needs a request_key: a non-empty string")
-    check_text(key, f"{op}'s request_key")
-    for name, value in inputs.items():
-        check_texts(value, f"{op}'s {name}")
-    canonical = json.dumps(
-        {"op": op, **inputs}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
-    return RequestClaim(key, hashlib.sha256(canonical.encode("utf-8")).hexdigest(), outcome)
-
-
-def _summary(title: str) -> str:
-    return json.dumps({"v": 1, "title": title}, ensure_ascii=False)
-
-
-def _title_of(row: ThreadRow) -> str:
-    try:
-        data = json.loads(row.summary)
-    except ValueError:
-        return ""
-    return str(data.get("title", "")) if isinstance(data, dict) else ""
-
-
-def _check_title(title: str) -> str:
-    if not isinstance(title, str) or len(title) > _MAX_TITLE:
-        raise InvalidArgumentError(f"a title is a string of at most {_MAX_TITLE} characters")
-    return title
-
-
-def _user_message(message: str | Message) -> Message:
-    if isinstance(message, str):
-        if not message.strip():
-            raise InvalidArgumentError("send() got an empty message")
-        return Message.user(message)
-    if not isinstance(message, Message) or message.role != "user" or not message.content:
-        raise InvalidArgumentError("send() needs a string or a non-empty user Message")
-    return message
-
-
-def _new_thread_id() -> str:
-    return "th_" + uuid.uuid4().hex
 
 
 class ThreadService:
@@ -132,7 +93,7 @@ class ThreadService:
             "create",
             request_key,
             ThreadCopy(()),
-            title=_check_title(title),
+            title=checked_title(title),
             parent_id=parent_id,
             agent=agent,
         )
@@ -148,8 +109,8 @@ class ThreadService:
         agent: str | None = None,
         **inputs: Any,
     ) -> ThreadView:
-        thread_id = _new_thread_id()
-        claim = _claim(
+        thread_id = new_thread_id()
+        claim = request_claim(
             op,
             request_key,
             json.dumps({"thread_id": thread_id}),
@@ -161,7 +122,7 @@ class ThreadService:
         records = [encode("created", title=title, parent_id=parent_id, agent=agent)]
         records += copy.records()
         commit = await self._store.create_thread(
-            thread_id, records, parent_id=parent_id, summary=_summary(title), request=claim
+            thread_id, records, parent_id=parent_id, summary=summary_json(title), request=claim
         )
         if commit.duplicate:
             thread_id = json.loads(commit.outcome)["thread_id"]
@@ -187,7 +148,7 @@ class ThreadService:
             "import",
             request_key,
             copy,
-            title=_check_title(title),
+            title=checked_title(title),
             parent_id=parent_id,
             **import_inputs(copy, artifacts),
         )
@@ -202,7 +163,7 @@ class ThreadService:
         self._host.admit()
         fold = await self._host.load(thread_id)
         copy = await forked(self._store, fold, item_id)
-        name = _check_title(fold.title if title is None else title)
+        name = checked_title(fold.title if title is None else title)
         return await self._create(
             "fork",
             request_key,
@@ -217,7 +178,7 @@ class ThreadService:
         """Delete a thread with its journal and its child threads; a running turn is
         stopped."""
         self._host.admit()
-        claim = _claim("delete", request_key, thread_id=thread_id)
+        claim = request_claim("delete", request_key, thread_id=thread_id)
         commit = await self._store.delete_thread(thread_id, request=claim)
         if not commit.duplicate:
             self._host.stop_runner(thread_id)
@@ -250,10 +211,10 @@ class ThreadService:
     async def set_title(self, thread_id: str, title: str, *, request_key: str) -> ThreadView:
         """Rename a thread."""
         self._host.admit()
-        title = _check_title(title)
-        claim = _claim("set_title", request_key, thread_id=thread_id, title=title)
+        title = checked_title(title)
+        claim = request_claim("set_title", request_key, thread_id=thread_id, title=title)
         commit = await self._store.append(
-            thread_id, [encode("title", title=title)], request=claim, summary=_summary(title)
+            thread_id, [encode("title", title=title)], request=claim, summary=summary_json(title)
         )
         if not commit.duplicate:
             self._host.notify(thread_id)
@@ -276,7 +237,7 @@ class ThreadService:
             ThreadSummary(
                 thread_id=row.thread_id,
                 parent_id=row.parent_id,
-                title=_title_of(row),
+                title=title_of(row),
                 created_at=row.created_at,
                 updated_at=row.updated_at,
                 active=row.active,
@@ -353,11 +314,11 @@ class ThreadService:
         `host` is the turn's opaque host map, kept in this process only and never
         stored (RL5)."""
         self._host.admit()
-        user = _user_message(message)
+        user = user_message(message)
         check_texts(supplemental, "send's supplemental")
         extra = None if supplemental is None else hashlib.sha256(supplemental.encode()).hexdigest()
         labelled = labels_field(labels)
-        claim = _claim(
+        claim = request_claim(
             "send",
             request_key,
             thread_id=thread_id,
@@ -422,7 +383,7 @@ class ThreadService:
         queued = list(fold.queue)
         # the default keeps the fingerprint cancels had before `keep_draft` existed
         dropping: dict[str, Any] = {} if keep_draft else {"keep_draft": False}
-        claim = _claim("cancel", request_key, thread_id=thread_id, **dropping)
+        claim = request_claim("cancel", request_key, thread_id=thread_id, **dropping)
         commit = await self._store.append(
             thread_id,
             records,
@@ -455,7 +416,7 @@ class ThreadService:
         Raises `ItemNotFoundError` for an unknown one and `ThreadStateError` for one
         that has started (cancel it with `cancel`)."""
         self._host.admit()
-        claim = _claim("cancel_queued", request_key, thread_id=thread_id, turn=turn_id)
+        claim = request_claim("cancel_queued", request_key, thread_id=thread_id, turn=turn_id)
         fold = await self._host.load(thread_id)
         turn = fold.turns.get(turn_id)
         if turn is None:
@@ -503,7 +464,7 @@ class ThreadService:
         else:
             stored = REDACTED if asked.secret else str(answer)
             given = "<secret>" if asked.secret else stored
-        claim = _claim(
+        claim = request_claim(
             "respond", request_key, thread_id=thread_id, interaction=interaction_id, answer=given
         )
         records: list[NewRecord] = []
@@ -532,7 +493,7 @@ class ThreadService:
         `effect_outcome_unknown`): from where its transcript stands, with the agent
         surface it started with. Raises `ThreadStateError` otherwise."""
         self._host.admit()
-        claim = _claim("retry", request_key, thread_id=thread_id)
+        claim = request_claim("retry", request_key, thread_id=thread_id)
         fold = await self._host.load(thread_id)
         last = fold.last_turn
         failed = ("failed", "effect_outcome_unknown")
