@@ -15,11 +15,13 @@ _ROW = "thread_id, parent_id, ordinal, created_at, updated_at, last_seq, active,
 
 
 class Queries:
-    """Every statement the store runs, composed once for its schema."""
+    """Every statement the store runs, composed once for its schema and kept as bytes
+    (psycopg then finds each in its cache of parsed queries without rendering it)."""
 
     def __init__(self, schema: sql.Identifier) -> None:
-        def q(text: str) -> sql.Composed:
-            return sql.SQL(text).format(s=schema, now=sql.SQL(_NOW), row=sql.SQL(_ROW))
+        def q(text: str) -> bytes:
+            composed = sql.SQL(text).format(s=schema, now=sql.SQL(_NOW), row=sql.SQL(_ROW))
+            return composed.as_bytes(None)
 
         self.now = q("SELECT {now}")
         self.request = q("SELECT fingerprint, outcome FROM {s}.requests WHERE key = %s")
@@ -45,30 +47,47 @@ class Queries:
             "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
             "RETURNING created_at, pg_notify(%s, thread_id)"
         )
-        # An append in one statement: lock the row (the clock read as it starts), check
-        # the fence against the locked row, and only then add the records and update
-        # the row; with the fence refused, the statement writes nothing. Answers the
-        # row's last_seq before the append and whether it wrote.
+        # Appends in one statement, one item per thread (`_appends`): make the commit
+        # flush its WAL when any item is durable and the session's setting is `off`
+        # (for the statement's own transaction only), lock the rows in thread id order
+        # (the clock read as it starts), check each item's fence against its locked
+        # row, and only then add the records and update the rows; an item whose fence
+        # is refused writes nothing. Answers per item, in order, its row's last_seq
+        # before the append (NULL: no such thread) and whether it wrote.
         self.append = q(
-            "WITH locked AS (SELECT thread_id, last_seq, owner, generation, {now} AS at "
-            "FROM {s}.threads WHERE thread_id = %(thread)s FOR UPDATE), "
-            "allowed AS (SELECT * FROM locked WHERE NOT %(fenced)s "
-            "OR (owner = %(owner)s AND generation = %(generation)s)), "
+            "WITH durable AS (SELECT CASE WHEN %(durable)s "
+            "AND current_setting('synchronous_commit') = 'off' "
+            "THEN set_config('synchronous_commit', 'on', true) END AS flag), "
+            "asked AS (SELECT * FROM unnest(%(threads)s::text[], %(fenced)s::bool[], "
+            "%(owners)s::text[], %(generations)s::int8[], %(counts)s::int8[], "
+            "%(actives)s::bool[], %(summaries)s::text[], %(revokes)s::bool[]) WITH ORDINALITY "
+            "AS a(thread_id, fenced, owner, generation, count, active, summary, revoke, item)), "
+            "locked AS (SELECT t.thread_id, t.last_seq, t.owner, t.generation, {now} AS at "
+            "FROM {s}.threads t, durable WHERE t.thread_id = ANY(%(threads)s::text[]) "
+            "ORDER BY t.thread_id FOR UPDATE OF t), "
+            "allowed AS (SELECT a.item, a.thread_id, l.last_seq, l.at, a.count, a.active, "
+            "a.summary, a.revoke FROM asked a JOIN locked l ON l.thread_id = a.thread_id "
+            "WHERE NOT a.fenced OR (l.owner = a.owner AND l.generation = a.generation)), "
+            "new AS (SELECT n.item, n.kind, n.data, "
+            "row_number() OVER (PARTITION BY n.item ORDER BY n.ord) AS pos "
+            "FROM unnest(%(items)s::int8[], %(kinds)b::text[], %(datas)b::text[]) "
+            "WITH ORDINALITY AS n(item, kind, data, ord)), "
             "added AS (INSERT INTO {s}.records (thread_id, seq, kind, data, at) "
-            "SELECT allowed.thread_id, allowed.last_seq + new.ord, new.kind, new.data, "
-            "allowed.at FROM allowed, unnest(%(kinds)s::text[], %(datas)s::text[]) "
-            "WITH ORDINALITY AS new(kind, data, ord)), "
+            "SELECT allowed.thread_id, allowed.last_seq + new.pos, new.kind, new.data, "
+            "allowed.at FROM allowed JOIN new ON new.item = allowed.item), "
             "changed AS (UPDATE {s}.threads t SET "
-            "last_seq = allowed.last_seq + %(count)s, updated_at = allowed.at, "
-            "active = coalesce(%(active)s, t.active), "
-            "summary = coalesce(%(summary)s, t.summary), "
-            "owner = CASE WHEN %(revoke)s THEN NULL ELSE t.owner END, "
-            "generation = CASE WHEN %(revoke)s AND t.owner IS NOT NULL "
+            "last_seq = allowed.last_seq + allowed.count, updated_at = allowed.at, "
+            "active = coalesce(allowed.active, t.active), "
+            "summary = coalesce(allowed.summary, t.summary), "
+            "owner = CASE WHEN allowed.revoke THEN NULL ELSE t.owner END, "
+            "generation = CASE WHEN allowed.revoke AND t.owner IS NOT NULL "
             "THEN t.generation + 1 ELSE t.generation END, "
-            "expires_at = CASE WHEN %(revoke)s OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
+            "expires_at = CASE WHEN allowed.revoke OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
             "FROM allowed WHERE t.thread_id = allowed.thread_id "
-            "RETURNING pg_notify(%(channel)s, t.thread_id)) "
-            "SELECT last_seq, (SELECT count(*) FROM changed) > 0 FROM locked"
+            "RETURNING t.thread_id, pg_notify(%(channel)s, t.thread_id)) "
+            "SELECT a.item, l.last_seq, EXISTS (SELECT 1 FROM changed c "
+            "WHERE c.thread_id = a.thread_id) FROM asked a "
+            "LEFT JOIN locked l ON l.thread_id = a.thread_id ORDER BY a.item"
         )
         self.doomed = q(
             "SELECT thread_id FROM {s}.threads WHERE thread_id IN ("
@@ -105,12 +124,20 @@ class Queries:
         )
         self.held = q(
             "SELECT last_seq FROM {s}.threads "
-            "WHERE thread_id = %s AND owner = %s AND generation = %s FOR UPDATE"
+            "WHERE thread_id = %s AND owner = %s AND generation = %s"
         )
-        self.release = q("UPDATE {s}.threads SET owner = NULL, expires_at = 0 WHERE thread_id = %s")
+        # Frees the lease when it is still the caller's and, when asked, the journal
+        # still ends at the given seq; `held` then tells a lease gone from one kept.
+        self.release = q(
+            "UPDATE {s}.threads SET owner = NULL, expires_at = 0 "
+            "WHERE thread_id = %(thread)s AND owner = %(owner)s AND generation = %(generation)s "
+            "AND (%(if_last_seq)s::int8 IS NULL OR last_seq = %(if_last_seq)s::int8) RETURNING 1"
+        )
+        # One statement: no row for no thread, one row of NULLs for no records.
         self.read = q(
-            "SELECT seq, kind, data, at FROM {s}.records WHERE thread_id = %s AND seq > %s "
-            "ORDER BY seq LIMIT %s"
+            "SELECT r.seq, r.kind, r.data, r.at FROM {s}.threads t LEFT JOIN LATERAL ("
+            "SELECT seq, kind, data, at FROM {s}.records WHERE thread_id = t.thread_id "
+            "AND seq > %s ORDER BY seq LIMIT %s) r ON true WHERE t.thread_id = %s ORDER BY r.seq"
         )
         self.row = q("SELECT {row} FROM {s}.threads WHERE thread_id = %s")
         self.top_level = q(
