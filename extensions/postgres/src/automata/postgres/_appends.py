@@ -145,6 +145,7 @@ class AppendQueue:
         self._flushers = flushers
         self._flushing = 0
         self._waiting: deque[tuple[AppendItem, asyncio.Future[Commit]]] = deque()
+        self._in_flight: set[str] = set()  # threads of the batches being committed
 
     def append(self, item: AppendItem) -> asyncio.Future[Commit]:
         """Queue `item`; the future answers its commit or its error."""
@@ -156,9 +157,11 @@ class AppendQueue:
         return waiter
 
     def _take(self) -> list[tuple[AppendItem, asyncio.Future[Commit]]]:
-        """The next batch: waiting appends in order, at most one per thread."""
+        """The next batch: waiting appends in order, at most one per thread and none of
+        a thread whose append is being committed (so a thread's appends commit one
+        after another, in the order they were made)."""
         batch: list[tuple[AppendItem, asyncio.Future[Commit]]] = []
-        threads: set[str] = set()
+        threads = set(self._in_flight)
         later: deque[tuple[AppendItem, asyncio.Future[Commit]]] = deque()
         while self._waiting and len(batch) < MAX_BATCH:
             entry = self._waiting.popleft()
@@ -169,6 +172,7 @@ class AppendQueue:
                 batch.append(entry)
         later.extend(self._waiting)
         self._waiting = later
+        self._in_flight.update(item.thread_id for item, _ in batch)
         return batch
 
     async def _flush(self) -> None:
@@ -181,14 +185,21 @@ class AppendQueue:
     async def _commit(self, batch: list[tuple[AppendItem, asyncio.Future[Commit]]]) -> None:
         items = [item for item, _ in batch]
         try:
-            outcomes: Sequence[Commit | BaseException] = await self._run_batch(items)
-        except StoreUnavailableError as error:  # sent or not, the batch as a whole
-            outcomes = [_each(error) for _ in batch]
-        except Exception as error:  # the statement failed: nothing was written
-            alone = len(batch) > 1  # each item on its own then gets its own answer
-            outcomes = [await self._alone(item) for item in items] if alone else [error]
+            outcomes = await self._outcomes(items)
+        finally:
+            self._in_flight.difference_update(item.thread_id for item in items)
         for (_, waiter), outcome in zip(batch, outcomes, strict=True):
             _answer(waiter, outcome)
+
+    async def _outcomes(self, items: list[AppendItem]) -> Sequence[Commit | BaseException]:
+        try:
+            return await self._run_batch(items)
+        except StoreUnavailableError as error:  # sent or not, the batch as a whole
+            return [_each(error) for _ in items]
+        except Exception as error:  # the statement failed: nothing was written
+            if len(items) == 1:
+                return [error]
+            return [await self._alone(item) for item in items]  # each its own answer
 
     async def _alone(self, item: AppendItem) -> Commit | BaseException:
         try:

@@ -36,7 +36,6 @@ class Queries:
         # The clock is read as the statement starts, perhaps before it waits for the
         # lock: a record's time may precede the commit before it by that wait. Fencing
         # never depends on it.
-        # lock before it produces its row.
         self.lock_thread = q(
             "SELECT last_seq, owner, generation, {now} FROM {s}.threads "
             "WHERE thread_id = %s FOR UPDATE"
@@ -84,6 +83,7 @@ class Queries:
             "THEN t.generation + 1 ELSE t.generation END, "
             "expires_at = CASE WHEN allowed.revoke OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
             "FROM allowed WHERE t.thread_id = allowed.thread_id "
+            "AND t.thread_id = ANY(%(threads)s::text[]) "
             "RETURNING t.thread_id, pg_notify(%(channel)s, t.thread_id)) "
             "SELECT a.item, l.last_seq, EXISTS (SELECT 1 FROM changed c "
             "WHERE c.thread_id = a.thread_id) FROM asked a "
