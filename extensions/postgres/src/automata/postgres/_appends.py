@@ -31,6 +31,7 @@ for each other rather than deadlock.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -65,22 +66,38 @@ class AppendItem:
 
 
 def _parameters(items: Sequence[AppendItem], channel: str) -> dict[str, Any]:
-    """The parameters of `Queries.append` for `items` (one per thread)."""
+    """The parameters of `Queries.append` for `items` (one per thread). Text that is
+    not valid Unicode (a lone surrogate) stays in the JSON as it is, so sending it
+    fails as sending it as a parameter of its own does."""
+    asked = [
+        {
+            "item": number,
+            "thread_id": item.thread_id,
+            "fenced": item.fence is not None,
+            "owner": None if item.fence is None else item.fence.owner,
+            "generation": None if item.fence is None else item.fence.generation,
+            "count": len(item.records),
+            "active": item.active,
+            "summary": item.summary,
+            "revoke": item.revoke_lease,
+        }
+        for number, item in enumerate(items, 1)
+    ]
+    records = [
+        {"item": number, "pos": pos, "kind": new.kind, "data": new.data}
+        for number, item in enumerate(items, 1)
+        for pos, new in enumerate(item.records, 1)
+    ]
     return {
         "durable": any(item.durable for item in items),
-        "threads": [item.thread_id for item in items],
-        "fenced": [item.fence is not None for item in items],
-        "owners": [None if item.fence is None else item.fence.owner for item in items],
-        "generations": [None if item.fence is None else item.fence.generation for item in items],
-        "counts": [len(item.records) for item in items],
-        "actives": [item.active for item in items],
-        "summaries": [item.summary for item in items],
-        "revokes": [item.revoke_lease for item in items],
-        "items": [number for number, item in enumerate(items, 1) for _ in item.records],
-        "kinds": [new.kind for item in items for new in item.records],
-        "datas": [new.data for item in items for new in item.records],
+        "items": _json(asked),
+        "records": _json(records),
         "channel": channel,
     }
+
+
+def _json(values: list[dict[str, Any]]) -> str:
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
 def _outcome(item: AppendItem, last_seq: int | None, wrote: bool) -> Commit | Exception:

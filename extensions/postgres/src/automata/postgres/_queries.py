@@ -46,7 +46,8 @@ class Queries:
             "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
             "RETURNING created_at, pg_notify(%s, thread_id)"
         )
-        # Appends in one statement, one item per thread (`_appends`): make the commit
+        # Appends in one statement, one item per thread (`_appends`), the items and
+        # their records each one JSON parameter (one text to send, encoded in C): make the commit
         # flush its WAL when any item is durable and the session's setting is `off`
         # (for the statement's own transaction only), lock the rows in thread id order
         # (the clock read as it starts), check each item's fence against its locked
@@ -57,20 +58,17 @@ class Queries:
             "WITH durable AS (SELECT CASE WHEN %(durable)s "
             "AND current_setting('synchronous_commit') = 'off' "
             "THEN set_config('synchronous_commit', 'on', true) END AS flag), "
-            "asked AS (SELECT * FROM unnest(%(threads)s::text[], %(fenced)s::bool[], "
-            "%(owners)s::text[], %(generations)s::int8[], %(counts)s::int8[], "
-            "%(actives)s::bool[], %(summaries)s::text[], %(revokes)s::bool[]) WITH ORDINALITY "
-            "AS a(thread_id, fenced, owner, generation, count, active, summary, revoke, item)), "
+            "asked AS (SELECT * FROM json_to_recordset(%(items)s::json) AS a(item int8, "
+            "thread_id text, fenced bool, owner text, generation int8, count int8, "
+            "active bool, summary text, revoke bool)), "
             "locked AS (SELECT t.thread_id, t.last_seq, t.owner, t.generation, {now} AS at "
-            "FROM {s}.threads t, durable WHERE t.thread_id = ANY(%(threads)s::text[]) "
+            "FROM {s}.threads t, durable WHERE t.thread_id IN (SELECT thread_id FROM asked) "
             "ORDER BY t.thread_id FOR UPDATE OF t), "
             "allowed AS (SELECT a.item, a.thread_id, l.last_seq, l.at, a.count, a.active, "
             "a.summary, a.revoke FROM asked a JOIN locked l ON l.thread_id = a.thread_id "
             "WHERE NOT a.fenced OR (l.owner = a.owner AND l.generation = a.generation)), "
-            "new AS (SELECT n.item, n.kind, n.data, "
-            "row_number() OVER (PARTITION BY n.item ORDER BY n.ord) AS pos "
-            "FROM unnest(%(items)s::int8[], %(kinds)b::text[], %(datas)b::text[]) "
-            "WITH ORDINALITY AS n(item, kind, data, ord)), "
+            "new AS (SELECT * FROM json_to_recordset(%(records)s::json) "
+            "AS n(item int8, pos int8, kind text, data text)), "
             "added AS (INSERT INTO {s}.records (thread_id, seq, kind, data, at) "
             "SELECT allowed.thread_id, allowed.last_seq + new.pos, new.kind, new.data, "
             "allowed.at FROM allowed JOIN new ON new.item = allowed.item), "
@@ -83,7 +81,7 @@ class Queries:
             "THEN t.generation + 1 ELSE t.generation END, "
             "expires_at = CASE WHEN allowed.revoke OR t.owner IS NULL THEN 0 ELSE t.expires_at END "
             "FROM allowed WHERE t.thread_id = allowed.thread_id "
-            "AND t.thread_id = ANY(%(threads)s::text[]) "
+            "AND t.thread_id IN (SELECT thread_id FROM asked) "
             "RETURNING t.thread_id, pg_notify(%(channel)s, t.thread_id)) "
             "SELECT a.item, l.last_seq, EXISTS (SELECT 1 FROM changed c "
             "WHERE c.thread_id = a.thread_id) FROM asked a "
