@@ -121,3 +121,25 @@ async def test_appends_whose_callers_were_cancelled_all_commit_in_order_before_c
         assert [r.data for r in await store.read("t")] == [str(n) for n in range(20)]
     finally:
         await store.close()
+
+
+async def test_a_shared_commit_does_not_wait_for_a_row_another_writer_holds(
+    store: PostgresStore, pg_server: str, schema: str
+) -> None:
+    """A batch that waited for one row while holding others could deadlock with a
+    writer locking them in another order (a tree's delete); it skips the held row and
+    runs that append alone, once the lock is free."""
+    async with await psycopg.AsyncConnection.connect(pg_server) as holder:
+        await holder.execute(
+            sql.SQL("SELECT 1 FROM {}.threads WHERE thread_id = 't1' FOR UPDATE").format(
+                sql.Identifier(schema)
+            )
+        )
+        free = asyncio.ensure_future(store.append("t0", [NewRecord("note", "free")]))
+        held = asyncio.ensure_future(store.append("t1", [NewRecord("note", "held")]))
+        assert await asyncio.wait_for(free, timeout=10) == Commit(1, 1)
+        await asyncio.sleep(0.2)
+        assert not held.done()  # waiting for the row lock, alone
+        await holder.rollback()
+    assert await asyncio.wait_for(held, timeout=10) == Commit(1, 1)
+    assert [r.data for r in await store.read("t1")] == ["held"]

@@ -8,10 +8,11 @@ round trip, with `durable` included (the statement sets `synchronous_commit` for
 own transaction when the session's setting is `off`).
 
 **Group commit.** Appends without a request key made while the store's earlier ones
-are in flight wait in a queue (`AppendQueue`); whichever flush comes next takes every
-waiting append whose thread is not already in its batch (at most one item per thread,
-in arrival order, so one thread's appends keep their order) and runs them as one
-statement. What each item promises is unchanged:
+are in flight wait in a queue (`_batches.BatchQueue`, keyed by thread); whichever flush
+comes next takes every waiting append whose thread is neither in its batch nor in one
+being committed (one item per thread, in arrival order, so one thread's appends commit
+in the order they were made) and runs them as one statement. What each item promises
+is unchanged:
 
 - each item's fence is checked against its own row under that row's lock, so a write
   whose lease was lost is refused and writes nothing, whatever else shares its batch;
@@ -24,32 +25,31 @@ statement. What each item promises is unchanged:
   own answer; a batch whose connection broke during its commit fails every item with
   `StoreUnavailableError(committed=None)`, none sent again, as a single append does.
 
-Rows are locked in thread id order, so two hosts' batches over the same threads wait
-for each other rather than deadlock.
+A batch of several threads never waits for a row lock: it skips a row another
+transaction holds (`SKIP LOCKED`), and that item runs again on its own once the
+others are answered, waiting for the lock while holding no other. So a batch is never
+in a deadlock, whatever order other writers lock rows in (a tree's delete locks the
+root first, then the rest).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 
+from automata.postgres._batches import RunAlone
 from automata.postgres._queries import Queries
-from automata.threads import LeaseLostError, StoreUnavailableError, ThreadNotFoundError
+from automata.threads import LeaseLostError, ThreadNotFoundError
 from automata.threads.store import Commit, Lease, NewRecord
 
-__all__ = ["MAX_BATCH", "AppendItem", "AppendQueue", "append_many"]
+__all__ = ["AppendItem", "append_many"]
 
 _Connection = AsyncConnection[TupleRow]
-
-MAX_BATCH = 64
-"""The most appends one flush commits together."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,111 +115,14 @@ async def append_many(
 ) -> list[Commit | Exception]:
     """Run `items` (at most one per thread) as one statement on `connection`; answers
     each item's commit, or the error it is refused with (`ThreadNotFoundError`,
-    `LeaseLostError`), in order."""
-    cursor = await connection.execute(queries.append, _parameters(items, channel))
+    `LeaseLostError`, or, in a batch of several, `_batches.RunAlone`), in order."""
+    alone = len(items) == 1  # waits for its lock: a row gone meanwhile is no thread
+    statement = queries.append if alone else queries.append_skipping
+    cursor = await connection.execute(statement, _parameters(items, channel))
     rows = await cursor.fetchall()
     return [
-        _outcome(item, None if last_seq is None else int(last_seq), bool(wrote))
-        for item, (_, last_seq, wrote) in zip(items, rows, strict=True)
+        RunAlone()
+        if skipped and not alone
+        else _outcome(item, None if seq is None else int(seq), bool(wrote))
+        for item, (_, seq, wrote, skipped) in zip(items, rows, strict=True)
     ]
-
-
-def _answer(waiter: asyncio.Future[Commit], outcome: Commit | BaseException) -> None:
-    if waiter.done():  # its caller was cancelled; the append ran all the same
-        return
-    if isinstance(outcome, BaseException):
-        waiter.set_exception(outcome)
-    else:
-        waiter.set_result(outcome)
-
-
-def _each(error: StoreUnavailableError) -> StoreUnavailableError:
-    """A copy of `error` for one caller (each raises its own exception object)."""
-    copy = StoreUnavailableError(str(error), committed=error.committed)
-    copy.__cause__ = error.__cause__
-    return copy
-
-
-RunBatch = Callable[[Sequence[AppendItem]], Awaitable[list[Commit | Exception]]]
-"""Runs a batch as one statement on a connection of its own (`append_many`), raising
-what the store's calls raise (`StoreError`, `StoreUnavailableError`, ...)."""
-
-
-class AppendQueue:
-    """Appends waiting to be committed, flushed by at most `flushers` batches at a
-    time, each of at most `MAX_BATCH` appends. `spawn` starts a flush as a task the
-    store waits for when it closes."""
-
-    def __init__(
-        self,
-        run_batch: RunBatch,
-        spawn: Callable[[Awaitable[None]], object],
-        *,
-        flushers: int,
-    ) -> None:
-        self._run_batch = run_batch
-        self._spawn = spawn
-        self._flushers = flushers
-        self._flushing = 0
-        self._waiting: deque[tuple[AppendItem, asyncio.Future[Commit]]] = deque()
-        self._in_flight: set[str] = set()  # threads of the batches being committed
-
-    def append(self, item: AppendItem) -> asyncio.Future[Commit]:
-        """Queue `item`; the future answers its commit or its error."""
-        waiter: asyncio.Future[Commit] = asyncio.get_running_loop().create_future()
-        self._waiting.append((item, waiter))
-        if self._flushing < self._flushers:
-            self._flushing += 1
-            self._spawn(self._flush())
-        return waiter
-
-    def _take(self) -> list[tuple[AppendItem, asyncio.Future[Commit]]]:
-        """The next batch: waiting appends in order, at most one per thread and none of
-        a thread whose append is being committed (so a thread's appends commit one
-        after another, in the order they were made)."""
-        batch: list[tuple[AppendItem, asyncio.Future[Commit]]] = []
-        threads = set(self._in_flight)
-        later: deque[tuple[AppendItem, asyncio.Future[Commit]]] = deque()
-        while self._waiting and len(batch) < MAX_BATCH:
-            entry = self._waiting.popleft()
-            if entry[0].thread_id in threads:
-                later.append(entry)
-            else:
-                threads.add(entry[0].thread_id)
-                batch.append(entry)
-        later.extend(self._waiting)
-        self._waiting = later
-        self._in_flight.update(item.thread_id for item, _ in batch)
-        return batch
-
-    async def _flush(self) -> None:
-        try:
-            while batch := self._take():
-                await self._commit(batch)
-        finally:
-            self._flushing -= 1
-
-    async def _commit(self, batch: list[tuple[AppendItem, asyncio.Future[Commit]]]) -> None:
-        items = [item for item, _ in batch]
-        try:
-            outcomes = await self._outcomes(items)
-        finally:
-            self._in_flight.difference_update(item.thread_id for item in items)
-        for (_, waiter), outcome in zip(batch, outcomes, strict=True):
-            _answer(waiter, outcome)
-
-    async def _outcomes(self, items: list[AppendItem]) -> Sequence[Commit | BaseException]:
-        try:
-            return await self._run_batch(items)
-        except StoreUnavailableError as error:  # sent or not, the batch as a whole
-            return [_each(error) for _ in items]
-        except Exception as error:  # the statement failed: nothing was written
-            if len(items) == 1:
-                return [error]
-            return [await self._alone(item) for item in items]  # each its own answer
-
-    async def _alone(self, item: AppendItem) -> Commit | BaseException:
-        try:
-            return (await self._run_batch([item]))[0]
-        except Exception as error:
-            return error

@@ -46,15 +46,16 @@ class Queries:
             "active, summary) SELECT %s, %s, at, at, %s, %s, %s FROM clock "
             "RETURNING created_at, pg_notify(%s, thread_id)"
         )
-        # Appends in one statement, one item per thread (`_appends`), the items and
-        # their records each one JSON parameter (one text to send, encoded in C): make the commit
-        # flush its WAL when any item is durable and the session's setting is `off`
-        # (for the statement's own transaction only), lock the rows in thread id order
-        # (the clock read as it starts), check each item's fence against its locked
-        # row, and only then add the records and update the rows; an item whose fence
-        # is refused writes nothing. Answers per item, in order, its row's last_seq
-        # before the append (NULL: no such thread) and whether it wrote.
-        self.append = q(
+        # Appends in one statement, one item per thread (`_appends`); the items and
+        # their records are one JSON parameter each (one text to send, encoded in C).
+        # It makes the commit flush its WAL when any item is durable and the session's
+        # setting is `off` (for the statement's own transaction only), locks the rows
+        # in thread id order (the clock read as it starts), checks each item's fence
+        # against its locked row, and only then adds the records and updates the rows;
+        # an item whose fence is refused writes nothing. Answers per item, in order,
+        # its row's last_seq before the append (NULL: not locked), whether it wrote,
+        # and whether its row exists but was not locked (skipped, below).
+        append = (
             "WITH durable AS (SELECT CASE WHEN %(durable)s "
             "AND current_setting('synchronous_commit') = 'off' "
             "THEN set_config('synchronous_commit', 'on', true) END AS flag), "
@@ -63,7 +64,7 @@ class Queries:
             "active bool, summary text, revoke bool)), "
             "locked AS (SELECT t.thread_id, t.last_seq, t.owner, t.generation, {now} AS at "
             "FROM {s}.threads t, durable WHERE t.thread_id IN (SELECT thread_id FROM asked) "
-            "ORDER BY t.thread_id FOR UPDATE OF t), "
+            "ORDER BY t.thread_id FOR UPDATE OF t{wait}), "
             "allowed AS (SELECT a.item, a.thread_id, l.last_seq, l.at, a.count, a.active, "
             "a.summary, a.revoke FROM asked a JOIN locked l ON l.thread_id = a.thread_id "
             "WHERE NOT a.fenced OR (l.owner = a.owner AND l.generation = a.generation)), "
@@ -84,9 +85,16 @@ class Queries:
             "AND t.thread_id IN (SELECT thread_id FROM asked) "
             "RETURNING t.thread_id, pg_notify(%(channel)s, t.thread_id)) "
             "SELECT a.item, l.last_seq, EXISTS (SELECT 1 FROM changed c "
-            "WHERE c.thread_id = a.thread_id) FROM asked a "
+            "WHERE c.thread_id = a.thread_id), l.thread_id IS NULL AND EXISTS (SELECT 1 "
+            "FROM {s}.threads e WHERE e.thread_id = a.thread_id) FROM asked a "
             "LEFT JOIN locked l ON l.thread_id = a.thread_id ORDER BY a.item"
         )
+        self.append = q(append.replace("{wait}", ""))
+        # The same for a batch of several threads, which skips a row another
+        # transaction holds locked (answering it skipped) instead of waiting for it: a
+        # statement that waits for no lock is in no deadlock, whatever order other
+        # writers (a tree's delete, another host's batch) lock rows in.
+        self.append_skipping = q(append.replace("{wait}", " SKIP LOCKED"))
         self.doomed = q(
             "SELECT thread_id FROM {s}.threads WHERE thread_id IN ("
             "WITH RECURSIVE doomed(id) AS (SELECT %s::text UNION "
@@ -131,11 +139,16 @@ class Queries:
             "WHERE thread_id = %(thread)s AND owner = %(owner)s AND generation = %(generation)s "
             "AND (%(if_last_seq)s::int8 IS NULL OR last_seq = %(if_last_seq)s::int8) RETURNING 1"
         )
-        # One statement: no row for no thread, one row of NULLs for no records.
+        # Reads in one statement (one snapshot), the items one JSON parameter: per
+        # item in order, no row for no thread, else its records (one row of NULLs for
+        # none).
         self.read = q(
-            "SELECT r.seq, r.kind, r.data, r.at FROM {s}.threads t LEFT JOIN LATERAL ("
-            "SELECT seq, kind, data, at FROM {s}.records WHERE thread_id = t.thread_id "
-            "AND seq > %s ORDER BY seq LIMIT %s) r ON true WHERE t.thread_id = %s ORDER BY r.seq"
+            "SELECT a.item, t.thread_id IS NOT NULL, r.seq, r.kind, r.data, r.at "
+            "FROM json_to_recordset(%s::json) AS a(item int8, thread_id text, after int8, "
+            "lim int8) LEFT JOIN {s}.threads t ON t.thread_id = a.thread_id "
+            "LEFT JOIN LATERAL (SELECT seq, kind, data, at FROM {s}.records "
+            "WHERE thread_id = t.thread_id AND seq > a.after ORDER BY seq LIMIT a.lim) r "
+            "ON true ORDER BY a.item, r.seq"
         )
         self.row = q("SELECT {row} FROM {s}.threads WHERE thread_id = %s")
         self.top_level = q(

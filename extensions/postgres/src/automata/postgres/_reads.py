@@ -3,6 +3,10 @@ where an answer needs a second look, a second one), committing by itself."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 
@@ -11,12 +15,13 @@ from automata.threads import LeaseLostError, PageBoundError, ThreadNotFoundError
 from automata.threads.store import Lease, Record, ThreadRow
 
 __all__ = [
+    "ReadItem",
     "check_limit",
     "claim",
     "claimable",
     "list_threads",
     "now",
-    "read",
+    "read_many",
     "release",
     "renew",
     "thread_row",
@@ -45,19 +50,35 @@ async def now(connection: _Connection, q: Queries) -> float:
     return float(found[0])
 
 
-async def read(
-    connection: _Connection, q: Queries, thread_id: str, after: int, limit: int
-) -> list[Record]:
-    """One statement: no row means no thread, a row of NULLs an empty page."""
-    cursor = await connection.execute(q.read, (after, limit, thread_id))
-    rows = await cursor.fetchall()
-    if not rows:
-        raise ThreadNotFoundError(thread_id)
-    return [
-        Record(thread_id, int(seq), kind, data, float(at))
-        for seq, kind, data, at in rows
-        if seq is not None
+@dataclass(frozen=True, slots=True)
+class ReadItem:
+    """One `read`'s arguments."""
+
+    thread_id: str
+    after: int
+    limit: int
+
+
+async def read_many(
+    connection: _Connection, q: Queries, items: Sequence[ReadItem]
+) -> list[list[Record] | Exception]:
+    """Run `items` as one statement (one snapshot); answers each item's page, or
+    `ThreadNotFoundError`, in order."""
+    asked = [
+        {"item": n, "thread_id": i.thread_id, "after": i.after, "lim": i.limit}
+        for n, i in enumerate(items)
     ]
+    cursor = await connection.execute(q.read, (json.dumps(asked, ensure_ascii=False),))
+    pages: list[list[Record] | Exception] = [ThreadNotFoundError(item.thread_id) for item in items]
+    for number, found, seq, kind, data, at in await cursor.fetchall():
+        page = pages[number]
+        if not found:
+            continue
+        if isinstance(page, Exception):
+            page = pages[number] = []
+        if seq is not None:
+            page.append(Record(items[number].thread_id, int(seq), kind, data, float(at)))
+    return pages
 
 
 async def thread_row(connection: _Connection, q: Queries, thread_id: str) -> ThreadRow | None:

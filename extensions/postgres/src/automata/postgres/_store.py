@@ -48,7 +48,8 @@ from automata.postgres import _connections as connections
 from automata.postgres import _reads as reads
 from automata.postgres import _schema as schema_
 from automata.postgres import _writes as writes
-from automata.postgres._appends import AppendItem, AppendQueue, append_many
+from automata.postgres._appends import AppendItem, append_many
+from automata.postgres._batches import BatchQueue
 from automata.postgres._changes import listen
 from automata.postgres._purge import purge
 from automata.postgres._queries import Queries
@@ -136,7 +137,8 @@ class PostgresStore(ThreadStore):
         self._running: set[asyncio.Task[Any]] = set()
         self._q = Queries(sql.Identifier(self.schema))
         self._tree_lock = f"automata.threads.tree:{self.schema}"
-        self._appends: AppendQueue | None = None
+        self._appends: BatchQueue[AppendItem, Commit] | None = None
+        self._reads: BatchQueue[reads.ReadItem, list[Record]] | None = None
 
     async def _configure(self, connection: _Connection) -> None:
         """Make the server end a transaction of ours that stalls (its process paused or
@@ -202,8 +204,8 @@ class PostgresStore(ThreadStore):
         task.add_done_callback(self._finished)
         return task
 
-    def _append_queue(self) -> AppendQueue:
-        """The queue of appends without a request key, flushed on the open pool."""
+    def _append_queue(self) -> BatchQueue[AppendItem, Commit]:
+        """The queue of appends without a request key, run on the open pool."""
         pool = self._live_pool()
         if self._appends is None:
             q, channel = self._q, self.channel
@@ -216,8 +218,32 @@ class PostgresStore(ThreadStore):
                     pool=pool,
                 )
 
-            self._appends = AppendQueue(run_batch, self._spawn, flushers=_FLUSHERS)
+            self._appends = BatchQueue(
+                run_batch,
+                self._spawn,
+                flushers=_FLUSHERS,
+                key=lambda item: item.thread_id,
+            )
         return self._appends
+
+    def _read_queue(self) -> BatchQueue[reads.ReadItem, list[Record]]:
+        """The queue of reads, run on the open pool."""
+        pool = self._live_pool()
+        if self._reads is None:
+            q = self._q
+
+            async def run_batch(
+                items: Sequence[reads.ReadItem],
+            ) -> list[list[Record] | Exception]:
+                return await self._run(
+                    lambda connection: reads.read_many(connection, q, items),
+                    transaction=False,
+                    safety="again",
+                    pool=pool,
+                )
+
+            self._reads = BatchQueue(run_batch, self._spawn, flushers=_FLUSHERS)
+        return self._reads
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         """Forget a finished call; its outcome is retrieved here too, as a caller that
@@ -271,7 +297,7 @@ class PostgresStore(ThreadStore):
         self._pool = None
         while self._running:
             await asyncio.gather(*self._running, return_exceptions=True)
-        self._appends = None
+        self._appends = self._reads = None
         if self._given_pool is None:
             await pool.close()
 
@@ -362,7 +388,7 @@ class PostgresStore(ThreadStore):
         (`_writes.append_keyed`)."""
         item = AppendItem(thread_id, tuple(records), fence, active, summary, revoke_lease, durable)
         if request is None:
-            return await self._append_queue().append(item)
+            return await self._append_queue().submit(item)
         q, channel = self._q, self.channel
         return await self._run(
             lambda connection: writes.append_keyed(connection, q, item, request, channel),
@@ -428,13 +454,10 @@ class PostgresStore(ThreadStore):
     # -- reads ----------------------------------------------------------------------
 
     async def read(self, thread_id: str, *, after: int = 0, limit: int = 1000) -> list[Record]:
+        """See `ThreadStore.read`: reads made while others are in flight share one
+        statement (`_batches`); each still reads one snapshot."""
         reads.check_limit(limit, self.max_page)
-        q = self._q
-        return await self._run(
-            lambda connection: reads.read(connection, q, thread_id, after, limit),
-            transaction=False,
-            safety="again",
-        )
+        return await self._read_queue().submit(reads.ReadItem(thread_id, after, limit))
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         q = self._q
