@@ -111,18 +111,25 @@ def _outcome(item: AppendItem, last_seq: int | None, wrote: bool) -> Commit | Ex
 
 
 async def append_many(
-    connection: _Connection, queries: Queries, channel: str, items: Sequence[AppendItem]
+    connection: _Connection,
+    queries: Queries,
+    channel: str,
+    items: Sequence[AppendItem],
+    *,
+    wait: bool,
 ) -> list[Commit | Exception]:
     """Run `items` (at most one per thread) as one statement on `connection`; answers
     each item's commit, or the error it is refused with (`ThreadNotFoundError`,
-    `LeaseLostError`, or, in a batch of several, `_batches.RunAlone`), in order."""
-    alone = len(items) == 1  # waits for its lock: a row gone meanwhile is no thread
-    statement = queries.append if alone else queries.append_skipping
+    `LeaseLostError`, or, unless `wait`, `_batches.RunAlone` for a row another
+    transaction held locked), in order. With `wait`, the statement waits for its
+    locks: hold no other lock then (one item, or a transaction that holds only its
+    row's), and a row deleted meanwhile is no thread."""
+    statement = queries.append if wait else queries.append_skipping
     cursor = await connection.execute(statement, _parameters(items, channel))
     rows = await cursor.fetchall()
     return [
         RunAlone()
-        if skipped and not alone
+        if skipped and not wait
         else _outcome(item, None if seq is None else int(seq), bool(wrote))
         for item, (_, seq, wrote, skipped) in zip(items, rows, strict=True)
     ]

@@ -9,7 +9,8 @@ per key and none of a key whose call is being run, so calls with one key run one
 after another, in the order they were made.
 
 An item `run_batch` answers with `RunAlone` (a row it would have had to wait for) is
-run again on its own once the batch's other calls are answered.
+run again on its own (`run_one`, which waits) in a task of its own, once the batch's
+other calls are answered; the queue goes on meanwhile, only that item's key waits.
 
 A batch whose `run_batch` raises a `StoreUnavailableError` answers each of its calls
 with that error (each its own copy); any other exception means the statement failed
@@ -20,11 +21,12 @@ A caller that stops waiting (cancelled) leaves its call to run all the same.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, TypeVar
 
-from automata.threads import StoreUnavailableError
+from automata.threads import StoreError, StoreUnavailableError
 
 __all__ = ["MAX_BATCH", "BatchQueue", "RunAlone"]
 
@@ -62,33 +64,39 @@ def _answer(waiter: asyncio.Future[_Result], outcome: _Result | BaseException) -
 
 class BatchQueue(Generic[_Item, _Result]):
     """Calls waiting to run. `run_batch` runs items as one statement and answers, per
-    item, its result or the error it is refused with; `spawn` starts a flush as a task
-    the store waits for when it closes; `key` (optional) orders calls per key."""
+    item, its result or the error it is refused with (`RunAlone` included); `run_one`
+    runs one item on its own, waiting for whatever it needs, and raises its error;
+    `spawn` starts a task the store waits for when it closes; `key` (optional) orders
+    calls per key."""
 
     def __init__(
         self,
         run_batch: Callable[[Sequence[_Item]], Awaitable[Sequence[_Result | Exception]]],
+        run_one: Callable[[_Item], Awaitable[_Result]],
         spawn: Callable[[Awaitable[None]], object],
         *,
         flushers: int,
         key: Callable[[_Item], str] | None = None,
     ) -> None:
-        self._run_batch = run_batch
+        self._run_batch, self._run_one = run_batch, run_one
         self._spawn = spawn
         self._flushers = flushers
         self._key = key
         self._flushing = 0
         self._waiting: deque[tuple[_Item, asyncio.Future[_Result]]] = deque()
-        self._in_flight: set[str] = set()  # keys of the batches being run
+        self._in_flight: set[str] = set()  # keys of the calls being run
 
     def submit(self, item: _Item) -> asyncio.Future[_Result]:
         """Queue `item`; the future answers its result or its error."""
         waiter: asyncio.Future[_Result] = asyncio.get_running_loop().create_future()
         self._waiting.append((item, waiter))
-        if self._flushing < self._flushers:
+        self._kick()
+        return waiter
+
+    def _kick(self) -> None:
+        if self._waiting and self._flushing < self._flushers:
             self._flushing += 1
             self._spawn(self._flush())
-        return waiter
 
     def _take(self) -> list[tuple[_Item, asyncio.Future[_Result]]]:
         """The next batch: waiting calls in order, within the `key` rule."""
@@ -118,19 +126,32 @@ class BatchQueue(Generic[_Item, _Result]):
         finally:
             self._flushing -= 1
 
+    def _done(self, item: _Item) -> None:
+        if self._key is not None:
+            self._in_flight.discard(self._key(item))
+
     async def _run(self, batch: list[tuple[_Item, asyncio.Future[_Result]]]) -> None:
-        items = [item for item, _ in batch]
+        """Run a batch and answer its calls; a call answered `RunAlone` runs again in
+        a task of its own (keeping its key), so the queue goes on meanwhile."""
+        outcomes: Sequence[_Result | BaseException] = []
         try:
-            outcomes = await self._outcomes(items)
-            again = [entry for entry, out in zip(batch, outcomes, strict=True) if _alone(out)]
-            for (_, waiter), outcome in zip(batch, outcomes, strict=True):
-                if not _alone(outcome):
-                    _answer(waiter, outcome)
-            for item, waiter in again:
-                _answer(waiter, await self._alone(item))
+            outcomes = await self._outcomes([item for item, _ in batch])
         finally:
-            if self._key is not None:
-                self._in_flight.difference_update(self._key(item) for item in items)
+            for (item, waiter), outcome in itertools.zip_longest(batch, outcomes):
+                if isinstance(outcome, RunAlone):
+                    self._spawn(self._again(item, waiter))
+                    continue
+                self._done(item)
+                if outcome is None:  # the flush itself was interrupted (cancelled)
+                    outcome = StoreError("the store's call was interrupted before it ended")
+                _answer(waiter, outcome)
+
+    async def _again(self, item: _Item, waiter: asyncio.Future[_Result]) -> None:
+        try:
+            _answer(waiter, await self._alone(item))
+        finally:
+            self._done(item)
+            self._kick()  # calls of its key may wait for it
 
     async def _outcomes(self, items: list[_Item]) -> Sequence[_Result | BaseException]:
         try:
@@ -144,6 +165,6 @@ class BatchQueue(Generic[_Item, _Result]):
 
     async def _alone(self, item: _Item) -> _Result | BaseException:
         try:
-            return (await self._run_batch([item]))[0]
+            return await self._run_one(item)
         except Exception as error:
             return error

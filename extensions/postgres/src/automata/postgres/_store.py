@@ -72,13 +72,21 @@ _T = TypeVar("_T")
 _Connection = AsyncConnection[TupleRow]
 _Pool = AsyncConnectionPool[_Connection]
 _UNIQUE_RETRIES = 3
-_FLUSHERS = 2  # appends committing at once, each batch on its own connection
+_FLUSHERS = 1  # batches of appends (and of reads) in flight at once, per store
 DEFAULT_STALLED_TRANSACTION_TIMEOUT = 5.0
 """Seconds the server lets a transaction of the store's own pool sit idle before ending
 it (rolling it back and releasing its locks)."""
 DEFAULT_CONNECT_TIMEOUT = 30.0
 """Seconds a call of the store's own pool waits for a working connection (the server
 restarting, say) before it fails with `StoreUnavailableError`."""
+
+
+async def _first(outcomes: Awaitable[list[_T | Exception]]) -> _T:
+    """The one outcome of a batch of one, raised when it is an error."""
+    (outcome,) = await outcomes
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
 
 
 class PostgresStore(ThreadStore):
@@ -210,16 +218,17 @@ class PostgresStore(ThreadStore):
         if self._appends is None:
             q, channel = self._q, self.channel
 
-            async def run_batch(items: Sequence[AppendItem]) -> list[Commit | Exception]:
+            async def run(items: Sequence[AppendItem], wait: bool) -> list[Commit | Exception]:
                 return await self._run(
-                    lambda connection: append_many(connection, q, channel, items),
+                    lambda connection: append_many(connection, q, channel, items, wait=wait),
                     transaction=False,
                     safety="once",
                     pool=pool,
                 )
 
             self._appends = BatchQueue(
-                run_batch,
+                lambda items: run(items, False),
+                lambda item: _first(run([item], True)),
                 self._spawn,
                 flushers=_FLUSHERS,
                 key=lambda item: item.thread_id,
@@ -232,9 +241,7 @@ class PostgresStore(ThreadStore):
         if self._reads is None:
             q = self._q
 
-            async def run_batch(
-                items: Sequence[reads.ReadItem],
-            ) -> list[list[Record] | Exception]:
+            async def run(items: Sequence[reads.ReadItem]) -> list[list[Record] | Exception]:
                 return await self._run(
                     lambda connection: reads.read_many(connection, q, items),
                     transaction=False,
@@ -242,7 +249,9 @@ class PostgresStore(ThreadStore):
                     pool=pool,
                 )
 
-            self._reads = BatchQueue(run_batch, self._spawn, flushers=_FLUSHERS)
+            self._reads = BatchQueue(
+                run, lambda item: _first(run([item])), self._spawn, flushers=_FLUSHERS
+            )
         return self._reads
 
     def _finished(self, task: asyncio.Task[Any]) -> None:

@@ -108,7 +108,7 @@ async def append_keyed(
         return duplicate
     if found is None:
         raise ThreadNotFoundError(item.thread_id)
-    (outcome,) = await append_many(connection, q, channel, [item])
+    (outcome,) = await append_many(connection, q, channel, [item], wait=True)
     if isinstance(outcome, Exception):
         raise outcome
     await _remember(connection, q, request, found[3])
