@@ -47,7 +47,7 @@ from automata.postgres._queries import Queries
 from automata.threads import LeaseLostError, ThreadNotFoundError
 from automata.threads.store import Commit, Lease, NewRecord
 
-__all__ = ["AppendItem", "append_many"]
+__all__ = ["AppendItem", "answer", "append_many", "parameters"]
 
 _Connection = AsyncConnection[TupleRow]
 
@@ -65,7 +65,7 @@ class AppendItem:
     durable: bool = False
 
 
-def _parameters(items: Sequence[AppendItem], channel: str) -> dict[str, Any]:
+def parameters(items: Sequence[AppendItem], channel: str) -> dict[str, Any]:
     """The parameters of `Queries.append` for `items` (one per thread). Text that is
     not valid Unicode (a lone surrogate) stays in the JSON as it is, so sending it
     fails as sending it as a parameter of its own does."""
@@ -100,7 +100,9 @@ def _json(values: list[dict[str, Any]]) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
-def _outcome(item: AppendItem, last_seq: int | None, wrote: bool) -> Commit | Exception:
+def answer(item: AppendItem, last_seq: int | None, wrote: bool) -> Commit | Exception:
+    """An item's commit, or its error, from its row's last_seq before the append (None:
+    no such thread) and whether it wrote."""
     if last_seq is None:
         return ThreadNotFoundError(item.thread_id)
     if not wrote:
@@ -125,11 +127,11 @@ async def append_many(
     locks: hold no other lock then (one item, or a transaction that holds only its
     row's), and a row deleted meanwhile is no thread."""
     statement = queries.append if wait else queries.append_skipping
-    cursor = await connection.execute(statement, _parameters(items, channel))
+    cursor = await connection.execute(statement, parameters(items, channel))
     rows = await cursor.fetchall()
     return [
         RunAlone()
         if skipped and not wait
-        else _outcome(item, None if seq is None else int(seq), bool(wrote))
+        else answer(item, None if seq is None else int(seq), bool(wrote))
         for item, (_, seq, wrote, skipped) in zip(items, rows, strict=True)
     ]

@@ -401,6 +401,7 @@ class PostgresStore(ThreadStore):
         q, channel = self._q, self.channel
         return await self._run(
             lambda connection: writes.append_keyed(connection, q, item, request, channel),
+            transaction=False,  # its own, pipelined
             safety="again",
         )
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 
-from automata.postgres._appends import AppendItem, append_many
+from automata.postgres._appends import AppendItem, answer, parameters
 from automata.postgres._queries import Queries
 from automata.threads import RequestConflictError, ThreadExistsError, ThreadNotFoundError
 from automata.threads.store import Commit, NewRecord, RequestClaim
@@ -33,7 +33,11 @@ async def _duplicate(
     if request is None:
         return None
     cursor = await connection.execute(q.request, (request.key,))
-    found = await cursor.fetchone()
+    return _duplicate_of(await cursor.fetchone(), request)
+
+
+def _duplicate_of(found: TupleRow | None, request: RequestClaim) -> Commit | None:
+    """The answer to a duplicate of `request` from its stored row, if any."""
     if found is None:
         return None
     if found[0] != request.fingerprint:
@@ -99,20 +103,31 @@ async def append_keyed(
     request: RequestClaim,
     channel: str,
 ) -> Commit:
-    """An append with a request key: a duplicate answers first, else the append and
-    the key commit together."""
-    cursor = await connection.execute(q.lock_thread, (item.thread_id,))
-    found = await cursor.fetchone()
-    duplicate = await _duplicate(connection, q, request)
-    if duplicate is not None:
-        return duplicate
-    if found is None:
-        raise ThreadNotFoundError(item.thread_id)
-    (outcome,) = await append_many(connection, q, channel, [item], wait=True)
-    if isinstance(outcome, Exception):
-        raise outcome
-    await _remember(connection, q, request, found[3])
-    return outcome
+    """An append with a request key, in a transaction of its own (the caller runs this
+    outside one): a duplicate answers first, else the append and the key commit
+    together. Pipelined in three round trips: `BEGIN`, the row lock and the key's
+    lookup (a statement after the lock, so its snapshot holds what committed with the
+    row it waited for); then the append and the key (rolled back with the transaction
+    when the append is refused); then `COMMIT`."""
+    async with connection.pipeline() as pipeline, connection.transaction():
+        locking = await connection.execute(q.lock_thread, (item.thread_id,))
+        asking = await connection.execute(q.request, (request.key,))
+        await pipeline.sync()
+        found = await locking.fetchone()
+        duplicate = _duplicate_of(await asking.fetchone(), request)
+        if duplicate is not None:
+            return duplicate
+        if found is None:
+            raise ThreadNotFoundError(item.thread_id)
+        appending = await connection.execute(q.append, parameters([item], channel))
+        await connection.execute(
+            q.remember, (request.key, request.fingerprint, request.outcome, found[3])
+        )
+        ((_, seq, wrote, _),) = await appending.fetchall()
+        outcome = answer(item, None if seq is None else int(seq), bool(wrote))
+        if isinstance(outcome, Exception):
+            raise outcome  # the transaction rolls back, the key with it
+        return outcome
 
 
 async def delete_thread(
