@@ -1,15 +1,18 @@
 """Concurrent appends without a request key share one statement and its commit (group
 commit), and each keeps what a lone append promises: its own fence, its own error,
-all or nothing, one thread's appends in order, durable when asked."""
+all or nothing, one thread's appends in order; concurrent reads share one statement,
+each answered with its own page."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg_pool import AsyncConnectionPool
 
 from automata.core import InvalidArgumentError
 from automata.postgres import PostgresStore
@@ -143,3 +146,42 @@ async def test_a_shared_commit_does_not_wait_for_a_row_another_writer_holds(
         await holder.rollback()
     assert await asyncio.wait_for(held, timeout=10) == Commit(1, 1)
     assert [r.data for r in await store.read("t1")] == ["held"]
+
+
+class _CountingPool(AsyncConnectionPool[psycopg.AsyncConnection[tuple[Any, ...]]]):
+    """A pool that counts the connections it hands out."""
+
+    handed_out = 0
+
+    def connection(self, timeout: float | None = None) -> Any:
+        self.handed_out += 1
+        return super().connection(timeout)
+
+
+async def test_reads_made_together_share_one_statement_and_each_gets_its_own_page(
+    pg_server: str, schema: str
+) -> None:
+    pool = _CountingPool(pg_server, min_size=1, max_size=4, kwargs={"autocommit": True}, open=False)
+    await pool.open(wait=True)
+    store = PostgresStore(pool, schema=schema)
+    await store.open()
+    try:
+        for n in range(THREADS):
+            await store.create_thread(f"t{n}", [NewRecord("note", f"{n}.{k}") for k in range(n)])
+        pool.handed_out = 0
+        pages = await asyncio.gather(
+            *(store.read(f"t{n}", after=1) for n in range(THREADS)),
+            store.read("nope"),
+            return_exceptions=True,
+        )
+        assert pool.handed_out == 1
+        assert pages[:THREADS] == [await store.read(f"t{n}", after=1) for n in range(THREADS)]
+        assert [[r.data for r in page] for page in pages[:3] if isinstance(page, list)] == [
+            [],
+            [],
+            ["2.1"],
+        ]
+        assert isinstance(pages[THREADS], ThreadNotFoundError)
+    finally:
+        await store.close()
+        await pool.close()

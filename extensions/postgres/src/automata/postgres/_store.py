@@ -8,10 +8,12 @@ How it works (what `docs/threads-storage.md` promises):
   request key and the fence (owner and generation) and takes the next sequence numbers
   from the row's `last_seq`, all under that lock, so writers to one thread serialize
   and commit in sequence order. An append without a request key is one statement
-  (`_appends`); concurrent ones share a statement and its commit (group commit), each
-  still fenced and all or nothing. Creates, deletes and keyed appends are transactions
-  of a few statements (`_writes`). A call whose caller is cancelled still runs to its
-  end (commit or rollback): the work is shielded from cancellation.
+  (`_appends`); those made while the store's previous batch is in flight share the
+  next one's statement and commit (group commit, `_batches`), each still fenced and
+  all or nothing; reads are batched the same way (`_reads`). Creates, deletes and
+  keyed appends are transactions of a few statements (`_writes`; a keyed append is
+  pipelined). A call whose caller is cancelled still runs to its end (commit or
+  rollback): the work is shielded from cancellation.
 - **The database's clock.** Lease expiry and record times come from the server's
   `clock_timestamp()`, in seconds since the epoch, inside the statement that decides;
   no host's wall clock is ever compared with another's.
