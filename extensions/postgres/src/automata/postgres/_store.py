@@ -2,13 +2,18 @@
 
 How it works (what `docs/threads-storage.md` promises):
 
-- **One transaction per call.** Every write runs in one transaction on a pooled
-  connection; reads, `claim` and `renew` are single statements, each its own
-  transaction. A write to a thread first locks its row (`SELECT ... FOR UPDATE`), then
-  checks the request key and the fence (owner and generation) and takes the next
-  sequence numbers from the row's `last_seq`, all under that lock, so writers to one
-  thread serialize and commit in sequence order. A call whose caller is cancelled
-  still runs to its end (commit or rollback): the work is shielded from cancellation.
+- **One transaction per call, few round trips.** Every write runs in one transaction
+  on a pooled connection; reads and lease calls are single statements, each its own
+  transaction. A write to a thread first locks its row (`FOR UPDATE`), then checks the
+  request key and the fence (owner and generation) and takes the next sequence numbers
+  from the row's `last_seq`, all under that lock, so writers to one thread serialize
+  and commit in sequence order. An append without a request key is one statement
+  (`_appends`); those made while the store's previous batch is in flight share the
+  next one's statement and commit (group commit, `_batches`), each still fenced and
+  all or nothing; reads are batched the same way (`_reads`). Creates, deletes and
+  keyed appends are transactions of a few statements (`_writes`; a keyed append is
+  pipelined). A call whose caller is cancelled still runs to its end (commit or
+  rollback): the work is shielded from cancellation.
 - **The database's clock.** Lease expiry and record times come from the server's
   `clock_timestamp()`, in seconds since the epoch, inside the statement that decides;
   no host's wall clock is ever compared with another's.
@@ -42,19 +47,15 @@ from psycopg_pool import AsyncConnectionPool
 
 from automata.core import InvalidArgumentError
 from automata.postgres import _connections as connections
+from automata.postgres import _reads as reads
 from automata.postgres import _schema as schema_
+from automata.postgres import _writes as writes
+from automata.postgres._appends import AppendItem, append_many
+from automata.postgres._batches import BatchQueue
 from automata.postgres._changes import listen
 from automata.postgres._purge import purge
 from automata.postgres._queries import Queries
-from automata.threads import (
-    LeaseLostError,
-    PageBoundError,
-    RequestConflictError,
-    StoreClosedError,
-    StoreError,
-    ThreadExistsError,
-    ThreadNotFoundError,
-)
+from automata.threads import StoreClosedError, StoreError
 from automata.threads._retention import ArchiveSink, PurgeReport, check_purge_arguments
 from automata.threads.store import (
     Commit,
@@ -73,6 +74,7 @@ _T = TypeVar("_T")
 _Connection = AsyncConnection[TupleRow]
 _Pool = AsyncConnectionPool[_Connection]
 _UNIQUE_RETRIES = 3
+_FLUSHERS = 1  # batches of appends (and of reads) in flight at once, per store
 DEFAULT_STALLED_TRANSACTION_TIMEOUT = 5.0
 """Seconds the server lets a transaction of the store's own pool sit idle before ending
 it (rolling it back and releasing its locks)."""
@@ -81,16 +83,12 @@ DEFAULT_CONNECT_TIMEOUT = 30.0
 restarting, say) before it fails with `StoreUnavailableError`."""
 
 
-def _row(values: TupleRow) -> ThreadRow:
-    thread_id, parent_id, ordinal, created, updated, last_seq, active, summary = values
-    return ThreadRow(
-        thread_id, parent_id, int(ordinal), created, updated, int(last_seq), active, summary
-    )
-
-
-def _check_limit(limit: int, bound: int) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= bound:
-        raise PageBoundError(f"page limit must be an int from 1 to {bound}, got {limit!r}")
+async def _first(outcomes: Awaitable[list[_T | Exception]]) -> _T:
+    """The one outcome of a batch of one, raised when it is an error."""
+    (outcome,) = await outcomes
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
 
 
 class PostgresStore(ThreadStore):
@@ -149,6 +147,8 @@ class PostgresStore(ThreadStore):
         self._running: set[asyncio.Task[Any]] = set()
         self._q = Queries(sql.Identifier(self.schema))
         self._tree_lock = f"automata.threads.tree:{self.schema}"
+        self._appends: BatchQueue[AppendItem, Commit] | None = None
+        self._reads: BatchQueue[reads.ReadItem, list[Record]] | None = None
 
     async def _configure(self, connection: _Connection) -> None:
         """Make the server end a transaction of ours that stalls (its process paused or
@@ -172,6 +172,7 @@ class PostgresStore(ThreadStore):
         *,
         transaction: bool = True,
         safety: connections.Safety = "once",
+        pool: _Pool | None = None,
     ) -> _T:
         """Run `work` on a pooled connection, shielded from the caller's cancellation;
         database errors become `StoreError`, a lost connection `StoreUnavailableError`.
@@ -180,8 +181,10 @@ class PostgresStore(ThreadStore):
         commits by itself, saving the round trips of BEGIN and COMMIT. `safety` says
         whether `work` may run again after its connection broke mid-way ("again":
         reads, idempotent writes, writes with a request key) or only when it is known
-        not to have committed ("once")."""
-        pool = self._live_pool()
+        not to have committed ("once"). `pool` is the open store's pool, taken while it
+        was open by a call that started then (a flush of queued appends)."""
+        if pool is None:
+            pool = self._live_pool()
 
         async def attempt() -> _T:
             for tries in range(_UNIQUE_RETRIES):
@@ -192,11 +195,8 @@ class PostgresStore(ThreadStore):
                         raise
             raise AssertionError("unreachable")
 
-        task = asyncio.ensure_future(attempt())
-        self._running.add(task)
-        task.add_done_callback(self._finished)
         try:
-            return await asyncio.shield(task)
+            return await asyncio.shield(self._spawn(attempt()))
         except psycopg.Error as error:
             raise StoreError(
                 f"the PostgreSQL store on schema {self.schema!r} failed: {error}"
@@ -206,6 +206,55 @@ class PostgresStore(ThreadStore):
                 f"text given to the PostgreSQL store holds a lone surrogate at index "
                 f"{error.start}, which is not valid Unicode text; nothing was stored"
             ) from error
+
+    def _spawn(self, work: Awaitable[_T]) -> asyncio.Future[_T]:
+        """Run `work` as a task `close` waits for."""
+        task = asyncio.ensure_future(work)
+        self._running.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _append_queue(self) -> BatchQueue[AppendItem, Commit]:
+        """The queue of appends without a request key, run on the open pool."""
+        pool = self._live_pool()
+        if self._appends is None:
+            q, channel = self._q, self.channel
+
+            async def run(items: Sequence[AppendItem], wait: bool) -> list[Commit | Exception]:
+                return await self._run(
+                    lambda connection: append_many(connection, q, channel, items, wait=wait),
+                    transaction=False,
+                    safety="once",
+                    pool=pool,
+                )
+
+            self._appends = BatchQueue(
+                lambda items: run(items, False),
+                lambda item: _first(run([item], True)),
+                self._spawn,
+                flushers=_FLUSHERS,
+                key=lambda item: item.thread_id,
+            )
+        return self._appends
+
+    def _read_queue(self) -> BatchQueue[reads.ReadItem, list[Record]]:
+        """The queue of reads, run on the open pool."""
+        pool = self._live_pool()
+        if self._reads is None:
+            q = self._q
+
+            async def run(items: Sequence[reads.ReadItem]) -> list[list[Record] | Exception]:
+                return await self._run(
+                    lambda connection: reads.read_many(connection, q, items),
+                    transaction=False,
+                    safety="again",
+                    pool=pool,
+                )
+
+            self._reads = BatchQueue(
+                run, lambda item: _first(run([item])), self._spawn, flushers=_FLUSHERS
+            )
+        return self._reads
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         """Forget a finished call; its outcome is retrieved here too, as a caller that
@@ -257,8 +306,9 @@ class PostgresStore(ThreadStore):
             return
         self._open = False
         self._pool = None
-        if self._running:
+        while self._running:
             await asyncio.gather(*self._running, return_exceptions=True)
+        self._appends = self._reads = None
         if self._given_pool is None:
             await pool.close()
 
@@ -268,14 +318,9 @@ class PostgresStore(ThreadStore):
         if not self._open or self._pool is None:
             return time.time() + self._clock_offset
         q = self._q
-
-        async def now(connection: _Connection) -> float:
-            cursor = await connection.execute(q.now)
-            found = await cursor.fetchone()
-            assert found is not None
-            return float(found[0])
-
-        return await self._run(now, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.now(connection, q), transaction=False, safety="again"
+        )
 
     def changes(self) -> AsyncGenerator[str, None]:
         """Thread ids as commits to them happen in any host on this schema, from a
@@ -308,49 +353,6 @@ class PostgresStore(ThreadStore):
             kwargs = await kwargs
         return str(conninfo), dict(kwargs or {})
 
-    # -- request keys ---------------------------------------------------------------
-
-    async def _duplicate(
-        self, connection: _Connection, request: RequestClaim | None
-    ) -> Commit | None:
-        if request is None:
-            return None
-        cursor = await connection.execute(self._q.request, (request.key,))
-        found = await cursor.fetchone()
-        if found is None:
-            return None
-        if found[0] != request.fingerprint:
-            raise RequestConflictError(request.key)
-        return Commit(0, 0, duplicate=True, outcome=found[1])
-
-    async def _remember(
-        self, connection: _Connection, request: RequestClaim | None, at: float
-    ) -> None:
-        if request is not None:
-            await connection.execute(
-                self._q.remember, (request.key, request.fingerprint, request.outcome, at)
-            )
-
-    async def _add(
-        self,
-        connection: _Connection,
-        thread_id: str,
-        last_seq: int,
-        records: Sequence[NewRecord],
-        at: float,
-    ) -> Commit:
-        if not records:
-            return Commit(0, 0)
-        async with connection.cursor() as cursor:
-            await cursor.executemany(
-                self._q.add,
-                [
-                    (thread_id, last_seq + 1 + offset, new.kind, new.data, at)
-                    for offset, new in enumerate(records)
-                ],
-            )
-        return Commit(last_seq + 1, last_seq + len(records))
-
     # -- writes ---------------------------------------------------------------------
 
     async def create_thread(
@@ -363,34 +365,22 @@ class PostgresStore(ThreadStore):
         active: bool = False,
         request: RequestClaim | None = None,
     ) -> Commit:
-        records = tuple(records)
-        q = self._q
-
-        async def create(connection: _Connection) -> Commit:
-            # The row first: once it is seen, the request key committed with it is too.
-            cursor = await connection.execute(q.lock_thread, (thread_id,))
-            found = await cursor.fetchone()
-            duplicate = await self._duplicate(connection, request)
-            if duplicate is not None:
-                return duplicate
-            if found is not None:
-                raise ThreadExistsError(thread_id)
-            if parent_id is not None:
-                await connection.execute(q.tree_shared, (self._tree_lock,))
-                cursor = await connection.execute(q.share_thread, (parent_id,))
-                if await cursor.fetchone() is None:
-                    raise ThreadNotFoundError(parent_id)
-            cursor = await connection.execute(
-                q.create, (thread_id, parent_id, len(records), active, summary, self.channel)
-            )
-            created = await cursor.fetchone()
-            assert created is not None
-            at = float(created[0])
-            commit = await self._add(connection, thread_id, 0, records, at)
-            await self._remember(connection, request, at)
-            return commit
-
-        return await self._run(create, safety="once" if request is None else "again")
+        records, q = tuple(records), self._q
+        return await self._run(
+            lambda connection: writes.create_thread(
+                connection,
+                q,
+                thread_id=thread_id,
+                records=records,
+                parent_id=parent_id,
+                summary=summary,
+                active=active,
+                request=request,
+                tree_lock=self._tree_lock,
+                channel=self.channel,
+            ),
+            safety="once" if request is None else "again",
+        )
 
     async def append(
         self,
@@ -404,79 +394,32 @@ class PostgresStore(ThreadStore):
         revoke_lease: bool = False,
         durable: bool = False,
     ) -> Commit:
-        records = tuple(records)
-        q = self._q
-
-        values = {
-            "thread": thread_id,
-            "fenced": fence is not None,
-            "owner": None if fence is None else fence.owner,
-            "generation": None if fence is None else fence.generation,
-            "kinds": [new.kind for new in records],
-            "datas": [new.data for new in records],
-            "count": len(records),
-            "active": active,
-            "summary": summary,
-            "revoke": revoke_lease,
-            "channel": self.channel,
-        }
-
-        async def write(connection: _Connection) -> Commit:
-            if durable:  # only `off` skips the local WAL flush; stronger settings stay
-                await connection.execute(
-                    "SELECT set_config('synchronous_commit', 'on', true) "
-                    "WHERE current_setting('synchronous_commit') = 'off'"
-                )
-            cursor = await connection.execute(q.append, values)
-            found = await cursor.fetchone()
-            if found is None:
-                raise ThreadNotFoundError(thread_id)
-            if not found[1]:
-                assert fence is not None
-                raise LeaseLostError(thread_id, fence.owner, fence.generation)
-            last_seq = int(found[0])
-            return Commit(last_seq + 1, last_seq + len(records)) if records else Commit(0, 0)
-
-        if request is None:  # one statement: its own transaction (two when durable)
-            return await self._run(write, transaction=durable, safety="once")
-
-        async def keyed(connection: _Connection) -> Commit:
-            cursor = await connection.execute(q.lock_thread, (thread_id,))
-            found = await cursor.fetchone()
-            duplicate = await self._duplicate(connection, request)
-            if duplicate is not None:
-                return duplicate
-            if found is None:
-                raise ThreadNotFoundError(thread_id)
-            commit = await write(connection)
-            await self._remember(connection, request, found[3])
-            return commit
-
-        return await self._run(keyed, safety="again")
+        """See `ThreadStore.append`. Without a request key, concurrent appends share
+        one statement and its commit (`_appends`); with one, a transaction of its own
+        (`_writes.append_keyed`)."""
+        item = AppendItem(thread_id, tuple(records), fence, active, summary, revoke_lease, durable)
+        if request is None:
+            return await self._append_queue().submit(item)
+        q, channel = self._q, self.channel
+        return await self._run(
+            lambda connection: writes.append_keyed(connection, q, item, request, channel),
+            transaction=False,  # its own, pipelined
+            safety="again",
+        )
 
     async def delete_thread(self, thread_id: str, *, request: RequestClaim | None = None) -> Commit:
         q = self._q
-
-        async def delete(connection: _Connection) -> Commit:
-            await connection.execute(q.tree_exclusive, (self._tree_lock,))
-            cursor = await connection.execute(q.lock_thread, (thread_id,))
-            found = await cursor.fetchone()
-            duplicate = await self._duplicate(connection, request)
-            if duplicate is not None:
-                return duplicate
-            if found is None:
-                raise ThreadNotFoundError(thread_id)
-            # Lock the whole tree first; the deletes then run on a snapshot taken with
-            # every row locked, so no append to a doomed thread can slip past them.
-            cursor = await connection.execute(q.doomed, (thread_id,))
-            doomed = [row[0] for row in await cursor.fetchall()]
-            await connection.execute(q.delete_records, (doomed,))
-            cursor = await connection.execute(q.delete, (doomed, self.channel))
-            await cursor.fetchall()
-            await self._remember(connection, request, found[3])
-            return Commit(0, 0)
-
-        return await self._run(delete, safety="once" if request is None else "again")
+        return await self._run(
+            lambda connection: writes.delete_thread(
+                connection,
+                q,
+                thread_id=thread_id,
+                request=request,
+                tree_lock=self._tree_lock,
+                channel=self.channel,
+            ),
+            safety="once" if request is None else "again",
+        )
 
     async def purge(
         self,
@@ -498,78 +441,43 @@ class PostgresStore(ThreadStore):
 
     async def claim(self, thread_id: str, owner: str, ttl: float) -> Lease | None:
         q = self._q
-
-        async def claim(connection: _Connection) -> Lease | None:
-            cursor = await connection.execute(
-                q.claim, {"thread": thread_id, "owner": owner, "ttl": ttl}
-            )
-            taken = await cursor.fetchone()
-            if taken is not None:
-                return Lease(thread_id, owner, int(taken[0]), float(taken[1]))
-            cursor = await connection.execute(q.exists, (thread_id,))
-            if await cursor.fetchone() is None:
-                raise ThreadNotFoundError(thread_id)
-            return None
-
-        return await self._run(claim, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.claim(connection, q, thread_id, owner, ttl),
+            transaction=False,
+            safety="again",
+        )
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         q = self._q
-
-        async def renew(connection: _Connection) -> Lease:
-            cursor = await connection.execute(
-                q.renew, (ttl, lease.thread_id, lease.owner, lease.generation)
-            )
-            found = await cursor.fetchone()
-            if found is None:
-                raise LeaseLostError(lease.thread_id, lease.owner, lease.generation)
-            return Lease(lease.thread_id, lease.owner, lease.generation, float(found[0]))
-
-        return await self._run(renew, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.renew(connection, q, lease, ttl),
+            transaction=False,
+            safety="again",
+        )
 
     async def release(self, lease: Lease, *, if_last_seq: int | None = None) -> bool:
         q = self._q
-
-        async def release(connection: _Connection) -> bool:
-            cursor = await connection.execute(
-                q.held, (lease.thread_id, lease.owner, lease.generation)
-            )
-            found = await cursor.fetchone()
-            if found is None:
-                return True
-            if if_last_seq is not None and int(found[0]) != if_last_seq:
-                return False
-            await connection.execute(q.release, (lease.thread_id,))
-            return True
-
-        return await self._run(release, safety="again")
+        return await self._run(
+            lambda connection: reads.release(connection, q, lease, if_last_seq),
+            transaction=False,
+            safety="again",
+        )
 
     # -- reads ----------------------------------------------------------------------
 
     async def read(self, thread_id: str, *, after: int = 0, limit: int = 1000) -> list[Record]:
-        _check_limit(limit, self.max_page)
-        q = self._q
-
-        async def read(connection: _Connection) -> list[Record]:
-            cursor = await connection.execute(q.read, (thread_id, after, limit))
-            rows = await cursor.fetchall()
-            if not rows:
-                cursor = await connection.execute(q.exists, (thread_id,))
-                if await cursor.fetchone() is None:
-                    raise ThreadNotFoundError(thread_id)
-            return [Record(thread_id, int(s), k, d, float(a)) for s, k, d, a in rows]
-
-        return await self._run(read, transaction=False, safety="again")
+        """See `ThreadStore.read`: reads made while others are in flight share one
+        statement (`_batches`); each still reads one snapshot."""
+        reads.check_limit(limit, self.max_page)
+        return await self._read_queue().submit(reads.ReadItem(thread_id, after, limit))
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
         q = self._q
-
-        async def thread(connection: _Connection) -> ThreadRow | None:
-            cursor = await connection.execute(q.row, (thread_id,))
-            found = await cursor.fetchone()
-            return None if found is None else _row(found)
-
-        return await self._run(thread, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.thread_row(connection, q, thread_id),
+            transaction=False,
+            safety="again",
+        )
 
     async def list_threads(
         self,
@@ -578,25 +486,20 @@ class PostgresStore(ThreadStore):
         before: int | None = None,
         limit: int = 100,
     ) -> list[ThreadRow]:
-        _check_limit(limit, self.max_page)
+        reads.check_limit(limit, self.max_page)
         q = self._q
         last = 2**63 - 1 if before is None else before
-
-        async def list_threads(connection: _Connection) -> list[ThreadRow]:
-            if parent_id is None:
-                cursor = await connection.execute(q.top_level, (last, limit))
-            else:
-                cursor = await connection.execute(q.children, (parent_id, last, limit))
-            return [_row(values) for values in await cursor.fetchall()]
-
-        return await self._run(list_threads, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.list_threads(connection, q, parent_id, last, limit),
+            transaction=False,
+            safety="again",
+        )
 
     async def claimable(self, *, limit: int = 100) -> list[str]:
-        _check_limit(limit, self.max_page)
+        reads.check_limit(limit, self.max_page)
         q = self._q
-
-        async def claimable(connection: _Connection) -> list[str]:
-            cursor = await connection.execute(q.claimable, (limit,))
-            return [row[0] for row in await cursor.fetchall()]
-
-        return await self._run(claimable, transaction=False, safety="again")
+        return await self._run(
+            lambda connection: reads.claimable(connection, q, limit),
+            transaction=False,
+            safety="again",
+        )
