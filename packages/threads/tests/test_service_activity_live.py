@@ -92,7 +92,9 @@ async def test_a_running_calls_activity_is_live_for_subscribers_and_journaled_on
         gates.step()
     done = await settle(service, thread.thread_id)
     call = the_call(done)
-    assert call is not None and call.status == "done" and call.activity == both
+    assert call is not None
+    assert call.status == "done"
+    assert call.activity == both
     assert done.live == 0
     kinds = [record.kind for record in await store.read(thread.thread_id)]
     assert kinds.count("activity") == 1
@@ -118,9 +120,11 @@ async def test_another_host_sees_a_running_calls_activity_only_once_committed(
         await service.send(thread.thread_id, "go", request_key="s")
         await next_activity(views, Activity(label="Watching"))
     elsewhere = the_call(await other.view(thread.thread_id))
-    assert elsewhere is not None and elsewhere.status == "running"
+    assert elsewhere is not None
+    assert elsewhere.status == "running"
     assert elsewhere.activity is None
     gates.step()
     await settle(service, thread.thread_id)
     committed = the_call(await other.view(thread.thread_id))
-    assert committed is not None and committed.activity == Activity(label="Watching")
+    assert committed is not None
+    assert committed.activity == Activity(label="Watching")

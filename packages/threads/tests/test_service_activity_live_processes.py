@@ -35,7 +35,8 @@ def view_said(process: subprocess.Popen[str]) -> dict[str, Any]:
 
 def the_call(view: dict[str, Any]) -> dict[str, Any]:
     (call,) = [item for item in view["items"] if item["kind"] == "tool_call"]
-    return call
+    found: dict[str, Any] = call
+    return found
 
 
 @pytest.mark.timeout(60)

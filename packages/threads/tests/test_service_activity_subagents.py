@@ -107,7 +107,9 @@ async def test_start_wait_and_stop_calls_carry_their_action_and_ordered_targets(
     assert done.status == "done"
     started = [c.result for c in calls(done)[:3]]
     a, b, c = started
-    assert a is not None and b is not None and c is not None
+    assert a is not None
+    assert b is not None
+    assert c is not None
     assert operations(done) == [
         SubAgentOperation("start", (a,)),
         SubAgentOperation("start", (b,)),
@@ -120,7 +122,8 @@ async def test_start_wait_and_stop_calls_carry_their_action_and_ordered_targets(
         {"thread_id": b, "status": "done", "answer": "answer to B"},
         {"thread_id": a, "status": "done", "answer": "answer to A"},
     ]
-    assert waited.activity is not None and waited.activity.status == "2 of 2 settled"
+    assert waited.activity is not None
+    assert waited.activity.status == "2 of 2 settled"
     assert json.loads(stopped.result or "") == [{"thread_id": c, "status": "cancelled"}]
     assert (await service.view(c)).status == "cancelled"
     other = await service_for(factory)
@@ -157,7 +160,8 @@ async def test_a_wait_that_times_out_reports_the_children_still_running(
     assert json.loads(waited.result or "") == [
         {"thread_id": started.result, "status": "running", "answer": None}
     ]
-    assert waited.activity is not None and waited.activity.status == "0 of 1 settled"
+    assert waited.activity is not None
+    assert waited.activity.status == "0 of 1 settled"
     await service.cancel(started.result or "", request_key="end")
 
 
