@@ -8,6 +8,7 @@ The text is the sanitized text the tool gave (terminal escapes removed), as data
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from automata.core import Agent, ToolContext, tool
-from automata.core.testing import ScriptedProvider, tool_call, tool_calls
+from automata.core import Agent, ModelRequest, ToolContext, tool
+from automata.core.testing import FunctionProvider, Reply, ScriptedProvider, tool_call, tool_calls
 from automata.threads import AgentRequest, ThreadService
 from automata.ui import agui_stream, agui_thread_stream, ui_message_stream, ui_message_thread_stream
 
@@ -135,3 +136,32 @@ async def test_a_threads_running_call_shows_its_activity_in_ag_ui(tmp_path: Path
     async with served_thread(tmp_path, thread_agent, route, run) as (url, tid, _service):
         read = await run_client("ag_ui_run.mjs", url, "fetch", "", "", tid)
     assert_ag_ui_read(read)
+
+
+async def test_activity_sent_back_by_the_ai_sdk_never_reaches_the_model() -> None:
+    """U14: the `data-activity` parts the client sends back with the conversation are
+    display data: the next request's transcript holds none of their text."""
+    seen: list[str] = []
+
+    async def model(request: ModelRequest) -> Reply:
+        seen.append(json.dumps([message.model_dump(mode="json") for message in request.messages]))
+        if request.messages[-1].text == "fetch":
+            return tool_calls(tool_call("c1", "fetch", url="a.test"))
+        return "done"
+
+    shown = Agent(FunctionProvider(model), tools=[tool(fetch, name="fetch")])
+
+    async def chat(request: Request) -> Response:
+        return ui_message_stream(shown, request)
+
+    app = Starlette(routes=[Route("/api/chat", chat, methods=["POST"])])
+    async with serving(app) as client:
+        url = f"{client.base_url}/api/chat"
+        read = await run_client("ai_sdk_chat.mjs", url, "fetch", "", "", "thanks")
+    assert read["errors"] == []
+    first, second = read["rounds"]
+    assert activity_parts(first[1])
+    assert activity_parts(second[1])  # the client kept it, and sent it back
+    assert "thanks" in seen[-1]
+    assert "Fetching a.test" not in seen[-1]
+    assert "connected" not in seen[-1]
