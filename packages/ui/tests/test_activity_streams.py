@@ -32,7 +32,7 @@ MARKUP = "<img src=x onerror=alert(1)>"
 async def fetch(url: str, context: ToolContext) -> str:
     """Fetch a page."""
     context.activity.label(f"Fetching {url}")
-    await asyncio.sleep(0.15)  # longer than a thread's live interval: a view shows this
+    await asyncio.sleep(0.4)  # much longer than a thread's live interval: a view shows this
     context.activity.row("\x1b[31mconnected\x1b[0m")
     context.activity.row(MARKUP, kind="markdown")
     context.activity.status("200")
