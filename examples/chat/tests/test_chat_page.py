@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import urllib.request
 
+from chat.demo import HOSTILE
 from chat.process import ChatProcess
 
-from ._chat_page import ChatPage
+from ._chat_page import WAIT_MS, ChatPage
 
 
 def server_view(server: ChatProcess, thread_id: str) -> dict[str, object]:
@@ -181,4 +182,36 @@ def test_the_to_do_list_the_thread_keeps_is_shown_as_text_and_after_a_reload(
     chat.page.reload()
     chat.page.wait_for_selector("#todo-items > li")
     assert chat.page.locator("#todo-items > li").all_inner_texts() == expected
+    chat.assert_clean()
+
+
+def test_a_tool_calls_activity_is_shown_live_as_text_and_after_a_reload(
+    chat: ChatPage, server: ChatProcess
+) -> None:
+    """docs/threads.md AC1, AC7: the label while the call runs, then its rows (markup
+    and code as text) and status, the same after a reload."""
+    thread_id = chat.new_chat()
+    chat.send("Please fetch the page")
+    running = "#items .tool-card:has(.badge.running) .activity-label"
+    chat.page.wait_for_selector(running, timeout=WAIT_MS)
+    assert chat.page.inner_text(running) == "Fetching example.com"
+    chat.wait_status("done")
+    expected = ["connected to example.com", HOSTILE, "GET / HTTP/1.1"]
+
+    def shown() -> tuple[list[str], str]:
+        box = chat.page.locator("#items .activity")
+        return box.locator(".activity-row").all_inner_texts(), box.locator(
+            ".activity-status"
+        ).inner_text()
+
+    assert shown() == (expected, "200 OK")
+    assert chat.page.locator("#items .activity :is(img, script, a)").count() == 0
+    assert chat.page.evaluate("window.pwned") is None
+    items = server_view(server, thread_id)["items"]
+    assert isinstance(items, list)
+    calls = [item for item in items if item["kind"] == "tool_call"]
+    assert [row["text"] for row in calls[0]["activity"]["rows"]] == expected
+    chat.page.reload()
+    chat.page.wait_for_selector("#items .activity-status")
+    assert shown() == (expected, "200 OK")
     chat.assert_clean()

@@ -15,6 +15,9 @@ thinks first (shown folded), then answers:
 - **hostile** answers with text a page must never run (a `<script>`, an
   `<img onerror>`, a `javascript:` link) and calls `read_note`, whose result holds the
   same, to show that the page draws it all as text;
+- **fetch** calls `fetch_page`, which shows what it does as it goes (its activity,
+  docs/threads.md AC1, AC7: a label, rows of text, markdown holding markup and code,
+  then a status), a step at a time, and answers from its result;
 - **todo** (or **to-do**) sets a to-do list with `todo` (`todo_tool()`), an item
   holding markup the page shows as text, and the page shows the list the thread keeps;
 - **long** answers with forty short paragraphs (to scroll through while it streams);
@@ -42,6 +45,7 @@ from automata.core import (
     ThinkingBlock,
     ThinkingDelta,
     Tool,
+    ToolContext,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -63,6 +67,7 @@ __all__ = [
     "demo_agent",
     "demo_factory",
     "email_tool",
+    "fetch_tool",
     "get_weather",
     "read_note",
 ]
@@ -128,6 +133,26 @@ def email_tool(*, delay: float = 0.5) -> Tool:
     return tool(send_email)
 
 
+def fetch_tool(*, delay: float = 0.5) -> Tool:
+    """The `fetch_page` tool: it pretends to fetch a page, showing each step as its
+    call's activity `delay` seconds apart (a markdown row holds `HOSTILE`, which the
+    page shows as text). Idempotent: it only reads."""
+
+    async def fetch_page(url: str, context: ToolContext) -> str:
+        """Fetch a web page."""
+        context.activity.label(f"Fetching {url}")
+        await asyncio.sleep(delay)
+        context.activity.row(f"connected to {url}")
+        await asyncio.sleep(delay)
+        context.activity.row(HOSTILE, kind="markdown")
+        context.activity.row("GET / HTTP/1.1", kind="code", language="http")
+        context.activity.status("200 OK")
+        await asyncio.sleep(delay)
+        return f"the page at {url} says hello"
+
+    return tool(fetch_page, idempotent=True)
+
+
 class DemoModel:
     """A streaming provider that answers from the transcript, one word every `pace`
     seconds (see the module's docstring for what it answers)."""
@@ -168,6 +193,7 @@ def demo_agent(*, pace: float = 0.06) -> Agent:
             get_weather,
             read_note,
             email_tool(delay=pace * 30),
+            fetch_tool(delay=pace * 15),
             ask_user_tool(),
             todo_tool(),
         ],
@@ -291,6 +317,13 @@ def _answer(request: ModelRequest, text: str) -> ModelResponse:
             "I need to know where they want to go before I can plan.",
             "One question first.",
             _call(request, "ask_user", question="Which city would you like to visit?"),
+        )
+    if "fetch" in lowered:
+        return _respond(
+            request,
+            "I should read the page rather than guess what it says.",
+            "Let me fetch it.",
+            _call(request, "fetch_page", url="example.com"),
         )
     if "todo" in lowered or "to-do" in lowered:
         return _respond(

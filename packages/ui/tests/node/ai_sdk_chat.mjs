@@ -33,7 +33,7 @@ const data = [];
 const chat = new Chat({
   transport: new DefaultChatTransport({ api }),
   onError: (error) => errors.push(String(error.message ?? error)),
-  onData: (part) => data.push(part),
+  onData: (part) => data.push(structuredClone(part)), // the SDK updates a reconciled part in place
   // a client-side tool runs here, in the "browser", and its output goes back
   onToolCall: ({ toolCall }) => {
     if (clientOutput) {

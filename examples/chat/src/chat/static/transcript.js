@@ -118,11 +118,32 @@ function toolCard(item, approval, actions) {
   } else if (item.partial_input) {
     card.append(el("pre", "tool-partial", item.partial_input));
   }
+  if (item.activity) card.append(activityBox(item.activity));
   if (approval) card.append(approvalBox(approval, actions));
   if (item.result !== null && item.result !== undefined) {
     card.append(el("pre", "tool-result", item.result));
   }
   return card;
+}
+
+/** What the call shows a person (docs/threads.md AC1): its label, rows and status,
+ * live while it runs. Every row goes in as text, markdown and code included: it is
+ * display data a tool wrote, never markup the page runs. */
+function activityBox(activity) {
+  const box = el("div", "activity");
+  if (activity.label) box.append(el("div", "activity-label", activity.label));
+  if (activity.dropped) box.append(el("div", "activity-dropped", `${activity.dropped} earlier rows`));
+  for (const row of activity.rows || []) {
+    const node = el(row.kind === "text" ? "div" : "pre", `activity-row ${row.kind}`, row.text);
+    node.dataset.kind = row.kind;
+    box.append(node);
+  }
+  if (activity.operation) {
+    const targets = activity.operation.targets.join(", ");
+    box.append(el("div", "activity-operation", `${activity.operation.action}: ${targets}`));
+  }
+  if (activity.status) box.append(el("div", "activity-status", activity.status));
+  return box;
 }
 
 function approvalBox(approval, actions) {

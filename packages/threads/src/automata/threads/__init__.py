@@ -53,6 +53,11 @@ from automata.threads._memory import MemoryStore
 from automata.threads._retention import ArchiveSink, PurgeReport
 from automata.threads._service import ThreadService
 from automata.threads._sqlite import SQLiteStore
+from automata.threads._subagent_control import (
+    start_child_tool,
+    stop_children_tool,
+    wait_children_tool,
+)
 from automata.threads._subthreads import child_thread_tool
 from automata.threads._todos import TodoItem, TodoList, TodoTool, todo_tool
 from automata.threads._view import (
@@ -120,7 +125,10 @@ __all__ = [
     "maintain_sqlite_sync",
     "read_artifact_tool",
     "require_approval",
+    "start_child_tool",
+    "stop_children_tool",
     "thread_of",
     "todo_tool",
     "turn_invocation_id",
+    "wait_children_tool",
 ]

@@ -5,7 +5,9 @@ While a batch of tool calls runs, the run's own `ActivityEvent`s (depth 0) are k
 `PendingActivity`, the latest per call; they are journaled as `activity` records
 (`turn`, `call`, `activity`: the core's `Activity.to_data()`) in the same append as
 the batch's results (or, when the run fails first, before the turn ends), so an
-activity is committed with the outcome it describes or not at all. The fold keeps the
+activity is committed with the outcome it describes or not at all, once per call
+however often it changed. Until then the host's draft (`_draft.Draft.activity`) keeps
+it, and the view shows it live on the running call (AC7). The fold keeps the
 latest record per call; the view adds a question's answer summary, derived from its
 `answer` record (a secret answer only as redacted).
 """

@@ -8,6 +8,10 @@ is dropped when its step commits, and when its turn fails or its runner stops. A
 cancel that reaches the host holding the draft journals what was written so far as
 the turn's stopped reply (`Draft.stopped_reply`, a `stopped` record). See
 docs/threads.md, T22-T24, T26.
+
+A draft also keeps the latest activity of each of the turn's running calls (the run's
+own `ActivityEvent`s), which the view shows on those calls until their results commit
+it (AC7).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from automata.core import (
+    Activity,
+    ActivityEvent,
     Block,
     Message,
     StreamEvent,
@@ -68,25 +74,27 @@ class DraftBlock:
 class Draft:
     """The reply of turn `turn_id` that will be committed under `key`, as far as its
     events have come. `revision` counts the events taken (0: nothing yet);
-    `published` is the revision subscribers were last woken for.
+    `published` is the revision subscribers were last woken for. `activity` holds the
+    latest activity of each call that reported one while the draft was current.
 
     Blocks follow the order the model writes them, a new block starting whenever the
     kind changes (or, for calls, the call id), which is how providers assemble the
     reply they commit; the block index is therefore the committed block's index."""
 
-    __slots__ = ("blocks", "key", "published", "revision", "turn_id")
+    __slots__ = ("activity", "blocks", "key", "published", "revision", "turn_id")
 
     def __init__(self, turn_id: str, key: str) -> None:
         self.turn_id = turn_id
         self.key = key
         self.blocks: list[DraftBlock] = []
+        self.activity: dict[str, Activity] = {}
         self.revision = 0
         self.published = 0
 
     def take(self, event: StreamEvent) -> bool:
         """Grow the draft with `event` (the run's own text, thinking and argument
-        deltas; sub-agents' events and announcements are left out). True when the
-        draft changed."""
+        deltas, and its calls' activity; sub-agents' events and announcements are
+        left out). True when the draft changed."""
         if event.depth != 0:
             return False
         if isinstance(event, TextEvent):
@@ -99,6 +107,8 @@ class Draft:
                 last = DraftBlock("tool_call", call_id=event.call_id, tool_name=event.name)
                 self.blocks.append(last)
             last.text += event.delta
+        elif isinstance(event, ActivityEvent):
+            self.activity[event.call_id] = event.activity
         else:
             return False
         self.revision += 1

@@ -446,7 +446,9 @@ class ThreadRunner:
                         kept.add(artifact.id)
                         returned.append(artifact_record(turn_id, event.call.id, artifact, agent=by))
             elif isinstance(event, ActivityEvent):
-                shown.take(event)
+                shown.take(event)  # journaled with the results (AC3); live till then (AC7)
+                if draft.take(event):
+                    self.drafts.changed(self.thread_id)
             elif draft.take(event):
                 self.drafts.changed(self.thread_id)
 
@@ -523,6 +525,7 @@ class ThreadRunner:
                         ]
                     await self._append(records)
                     journaled = stepped = step.length
+                    draft.activity.clear()  # committed with the results (AC3, AC7)
                     if isinstance(step, ModelStep):
                         replies += 1
                         self.drafts.drop(self.thread_id, draft)

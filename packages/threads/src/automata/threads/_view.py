@@ -9,6 +9,7 @@ once committed and after a reload, in any process.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -187,7 +188,11 @@ class ThreadPage:
     next_before: int | None
 
 
-def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, Any]]]:
+def _message_items(
+    entry: Entry, fold: ThreadFold, running: Mapping[str, Activity] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """The items of one committed message; `running` is the live activity of the calls
+    that run now (AC7), shown on a call until its results commit its own."""
     message = entry.message
     if message.role == "user":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
@@ -217,6 +222,8 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
                 status = "running"
             asked = None if call is None else fold.interaction_for(call)
             activity = None if call is None else call.activity
+            if status == "running" and running and block.id in running:
+                activity = running[block.id]
             if asked is not None and asked.kind == "question" and asked.answered:
                 activity = with_answer(activity, asked.answer, secret=asked.secret)
             items.append(
@@ -266,19 +273,20 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
     current = fold.current
     if current is not None and not current.started:
         entries.append(input_entry(current))
-    items: list[ViewItem] = []
-    for entry in entries:
-        for key, fields in _message_items(entry, fold):
-            items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
-    live = 0
-    if (
+    merged = (
         draft is not None
-        and draft.blocks
         and current is not None
         and current.turn_id == draft.turn_id
         and current.phase == "running"
         and fold.next_reply_key(current.turn_id) == draft.key
-    ):
+    )
+    running = draft.activity if merged and draft is not None else None
+    items: list[ViewItem] = []
+    for entry in entries:
+        for key, fields in _message_items(entry, fold, running):
+            items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
+    live = 0
+    if merged and draft is not None and (draft.blocks or draft.activity):
         live = draft.revision
         for index, block in enumerate(draft.blocks):
             items.append(

@@ -1,7 +1,8 @@
 """AG-UI events (the official `ag-ui-protocol` types) written from an agent run's
 events and steps: one assistant message per model turn, its text as
 TEXT_MESSAGE_START/CONTENT/END, reasoning as REASONING_*, each call as
-TOOL_CALL_START/ARGS/END and its outcome as TOOL_CALL_RESULT, each model turn and
+TOOL_CALL_START/ARGS/END and its outcome as TOOL_CALL_RESULT, a running call's
+activity as ACTIVITY_SNAPSHOT (`_activity_parts`), each model turn and
 tool batch between STEP_STARTED and STEP_FINISHED, and the run's usage as a
 STATE_DELTA."""
 
@@ -23,7 +24,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from automata.core import ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
+from automata.core import Activity, ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
+from automata.ui._activity_parts import activity_event
 from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
 from automata.ui._driver import Deferred, Failed, Finished
 from automata.ui._run_items import RunItemWriter
@@ -73,6 +75,10 @@ class AGUIEventWriter(RunItemWriter[BaseEvent]):
     def result(self, event: ToolResultEvent) -> Iterator[BaseEvent]:
         yield from self._call_end(event.call)
         yield call_result(self._run, event.call.id, event.result)
+
+    def activity(self, call_id: str, name: str, activity: Activity) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield activity_event(call_id, name, activity)
 
     def usage(self, usage: Usage) -> Iterator[BaseEvent]:
         self._usage = self._usage + usage  # sent once, as the run ends

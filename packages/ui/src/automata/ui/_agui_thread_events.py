@@ -1,5 +1,6 @@
 """A durable thread's turn written as AG-UI events, from its `ThreadDiff`: each model
-reply a step and an assistant message, calls as TOOL_CALL_*, a parked call or a
+reply a step and an assistant message, calls as TOOL_CALL_*, their activity as
+ACTIVITY_SNAPSHOT, a parked call or a
 question as an interrupt of RUN_FINISHED."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ag_ui.core import (
 )
 
 from automata.ui import _thread_diff as changes
+from automata.ui._activity_parts import activity_event
 from automata.ui._agui_parts import APPROVAL_REASON, Steps, TextRuns, call_result, usage_delta
 from automata.ui._change_writer import ChangeWriter
 
@@ -76,6 +78,10 @@ class ThreadEventWriter(ChangeWriter[BaseEvent]):
     def call_outcome(self, change: changes.CallOutcome) -> Iterator[BaseEvent]:
         yield from self._text.close()
         yield call_result(self._run, change.call_id, change.result)
+
+    def activity_shown(self, change: changes.ActivityShown) -> Iterator[BaseEvent]:
+        yield from self._text.close()
+        yield activity_event(change.call_id, change.name, change.activity)
 
     def approval_asked(self, change: changes.ApprovalAsked) -> Iterator[BaseEvent]:
         self._interrupts.append(

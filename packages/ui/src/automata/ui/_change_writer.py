@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from automata.ui._thread_diff import (
+    ActivityShown,
     ApprovalAsked,
     ArgumentsGrew,
     CallInput,
@@ -49,6 +50,8 @@ class ChangeWriter(ABC, Generic[Part]):
                 yield from self.call_input(change)
             elif isinstance(change, CallOutcome):
                 yield from self.call_outcome(change)
+            elif isinstance(change, ActivityShown):
+                yield from self.activity_shown(change)
             elif isinstance(change, ApprovalAsked):
                 yield from self.approval_asked(change)
             elif isinstance(change, QuestionAsked):
@@ -75,6 +78,9 @@ class ChangeWriter(ABC, Generic[Part]):
 
     @abstractmethod
     def call_outcome(self, change: CallOutcome) -> Iterator[Part]: ...
+
+    @abstractmethod
+    def activity_shown(self, change: ActivityShown) -> Iterator[Part]: ...
 
     @abstractmethod
     def approval_asked(self, change: ApprovalAsked) -> Iterator[Part]: ...

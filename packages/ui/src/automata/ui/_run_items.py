@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 from automata.core import (
+    Activity,
+    ActivityEvent,
     ModelStep,
     TextEvent,
     ThinkingEvent,
@@ -45,6 +47,9 @@ class RunItemWriter(ABC, Generic[Part]):
         elif isinstance(item, ToolResultEvent):
             if item.depth == 0:
                 yield from self.result(item)
+        elif isinstance(item, ActivityEvent):
+            if item.depth == 0:
+                yield from self.activity(item.call_id, item.name, item.activity)
         elif isinstance(item, UsageEvent):
             if item.depth == 0:
                 yield from self.usage(item.usage)
@@ -74,6 +79,10 @@ class RunItemWriter(ABC, Generic[Part]):
     @abstractmethod
     def result(self, event: ToolResultEvent) -> Iterator[Part]:
         """A call has its outcome."""
+
+    @abstractmethod
+    def activity(self, call_id: str, name: str, activity: Activity) -> Iterator[Part]:
+        """A running call changed what it shows a person (everything so far)."""
 
     @abstractmethod
     def usage(self, usage: Usage) -> Iterator[Part]:

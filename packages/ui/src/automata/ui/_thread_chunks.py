@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from automata.ui import _chunk_parts as chunks
 from automata.ui import _thread_diff as changes
+from automata.ui._activity_parts import activity_chunk
 from automata.ui._change_writer import ChangeWriter
 from automata.ui._chunk_parts import Chunk, ChunkSteps, TextParts
 
@@ -19,7 +20,8 @@ __all__ = ["ThreadChunkWriter"]
 
 class ThreadChunkWriter(ChangeWriter[Chunk]):
     """Writes what is new in each view of the turn `diff` follows as chunks (**U3**):
-    steps, text and reasoning runs, calls' inputs and outcomes, an approval request
+    steps, text and reasoning runs, calls' inputs, activity (`data-activity`) and
+    outcomes, an approval request
     per parked call, a `data-question` part per question; `finish` at the end."""
 
     def __init__(self, diff: changes.ThreadDiff) -> None:
@@ -49,6 +51,10 @@ class ThreadChunkWriter(ChangeWriter[Chunk]):
         yield chunks.call_outcome(
             change.call_id, change.result, error=change.error, denied=change.denied
         )
+
+    def activity_shown(self, change: changes.ActivityShown) -> Iterator[Chunk]:
+        yield from self._text.close()
+        yield activity_chunk(change.call_id, change.name, change.activity)
 
     def approval_asked(self, change: changes.ApprovalAsked) -> Iterator[Chunk]:
         yield chunks.approval_request(change.interaction_id, change.call_id)

@@ -1,7 +1,8 @@
 """A durable thread's turn, as it shows in successive `ThreadView`s, as the changes a
 stream must send: each view is compared with what was sent already, and only what is
-new comes out (text as deltas, a call's input once, its outcome once, a question to a
-person once). Both protocols' thread streams are written from these changes."""
+new comes out (text as deltas, a call's input once, its activity each time it
+changes, its outcome once, a question to a person once). Both protocols' thread
+streams are written from these changes."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from automata.core import Activity
     from automata.threads import ThreadView, ViewItem
 
 __all__ = [
+    "ActivityShown",
     "ApprovalAsked",
     "ArgumentsGrew",
     "CallInput",
@@ -74,6 +77,15 @@ class CallOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ActivityShown:
+    """The call shows a person something new: `activity` is everything so far."""
+
+    call_id: str
+    name: str
+    activity: Activity
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalAsked:
     interaction_id: str
     call_id: str
@@ -92,6 +104,7 @@ Change = (
     | ArgumentsGrew
     | CallInput
     | CallOutcome
+    | ActivityShown
     | ApprovalAsked
     | QuestionAsked
 )
@@ -118,10 +131,13 @@ class ThreadDiff:
         self._complete: set[str] = set()
         self._outcomes: set[str] = set()
         self._asked: set[str] = set()
+        self._shown: dict[str, Activity] = {}
         self._step: str | None = None
         for item in first.items:
             if item.turn_id == turn_id and item.ordinal <= after:
                 self._text[item.id] = len(item.text)
+                if item.call_id is not None and item.activity is not None:
+                    self._shown[item.call_id] = item.activity
                 if item.call_id is not None:
                     self._started.add(item.call_id)
                     self._complete.add(item.call_id)
@@ -180,6 +196,10 @@ class ThreadDiff:
             if item.tool_input is not None and not item.live:
                 self._complete.add(call)
                 yield CallInput(call, name, item.tool_input)
+        shown = item.activity
+        if shown is not None and call in self._complete and self._shown.get(call) != shown:
+            self._shown[call] = shown
+            yield ActivityShown(call, name, shown)
         settled = item.status in ("done", "error")
         if settled and call in self._complete and call not in self._outcomes:
             self._outcomes.add(call)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from automata.core import ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
+from automata.core import Activity, ModelStep, ToolResultEvent, ToolStep, ToolUseBlock, Usage
+from automata.ui._activity_parts import activity_chunk
 from automata.ui._chunk_parts import (
     Chunk,
     ChunkSteps,
@@ -31,7 +32,8 @@ class UIChunkWriter(RunItemWriter[Chunk]):
     reasoning as `*-start`/`*-delta`/`*-end` runs; a call as `tool-input-start`,
     `tool-input-delta`s (when the provider streams arguments), `tool-input-available`,
     then `tool-output-available`, `tool-output-error` or `tool-output-denied`; a call
-    waiting for the front end's decision as `tool-approval-request`; each turn's usage
+    waiting for the front end's decision as `tool-approval-request`; a running call's
+    activity as a `data-activity` part (`_activity_parts`); each turn's usage
     as a `data-usage` part. Only the top-level agent's events are written (depth 0):
     a sub-agent's work shows as its call's input and output."""
 
@@ -79,6 +81,10 @@ class UIChunkWriter(RunItemWriter[Chunk]):
         yield from self._available(event.call)
         denied = event.call.id in self._denied
         yield call_outcome(event.call.id, event.result, error=event.is_error, denied=denied)
+
+    def activity(self, call_id: str, name: str, activity: Activity) -> Iterator[Chunk]:
+        yield from self._text.close()
+        yield activity_chunk(call_id, name, activity)
 
     def usage(self, usage: Usage) -> Iterator[Chunk]:
         yield usage_chunk(usage)
