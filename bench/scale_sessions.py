@@ -24,8 +24,10 @@ prompt, a question, a tool call, its result, the answer) and streams one answer.
    machine), so the figure is the socket write, the kernel's loopback, the SDK's
    parsing, the provider, the loop and the stream queue, and the wait for this
    process's event loop under the load. Printed with it: the phase's wall time beside
-   an unloaded client's, the client's CPU share and CPU per delta, and the garbage
-   collector's pauses over the phase.
+   an unloaded client's, the client's CPU share and CPU per delta, the garbage
+   collector's pauses over the phase, and two counts that hold under any load: the
+   peak rise of the collector's trigger (the young generation's count) over the phase,
+   and the event loop's timers at release with the cancelled ones not yet dropped.
 
 `--gc-freeze` calls `gc.freeze()` once start-up is over (clients made and warmed up,
 before any session), as a server would after importing and configuring everything:
@@ -302,20 +304,40 @@ def settle() -> None:
 
 class Pauses:
     """The garbage collector's pauses while it is installed (`gc.callbacks`): wall
-    time, and this process's CPU time (the same on a machine other work shares)."""
+    time, and this process's CPU time (the same on a machine other work shares).
+
+    It also keeps the collector's trigger: the young generation's count
+    (allocations minus deallocations of tracked objects) that each collection found,
+    so `growth()` is how far that count has risen since, collections or not, and
+    `sample()` keeps its peak: a load-independent figure that sets how often young
+    collections come (one each time the count passes the first threshold)."""
 
     def __init__(self) -> None:
         self.started = (0.0, 0.0)
         self.pauses: list[tuple[int, float, float]] = []
+        self.first_count = gc.get_count()[0]
+        self.counted = 0
+        self.peak = 0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
+            self.counted += gc.get_count()[0]
             self.started = (time.perf_counter(), time.process_time())
         else:
             wall, cpu = self.started
             self.pauses.append(
                 (info["generation"], time.perf_counter() - wall, time.process_time() - cpu)
             )
+
+    def growth(self) -> int:
+        """The rise of the young generation's count since this was made."""
+        return self.counted + gc.get_count()[0] - self.first_count
+
+    async def sample(self, every: float = 0.05) -> None:
+        """Keep the peak of `growth()` until cancelled."""
+        while True:
+            self.peak = max(self.peak, self.growth())
+            await asyncio.sleep(every)
 
     def summary(self) -> str:
         full = [pause for pause in self.pauses if pause[0] == 2]
@@ -327,6 +349,14 @@ class Pauses:
             f"({wall:.2f} s wall); the longest {longest[2] * 1e3:.0f} ms of CPU "
             f"({longest[1] * 1e3:.0f} ms wall)"
         )
+
+
+def waiting_timers() -> tuple[int, int]:
+    """The event loop's scheduled timers, and how many of them are cancelled ones it
+    has not dropped yet (asyncio drops them once they are over half of all)."""
+    loop = asyncio.get_running_loop()
+    scheduled = getattr(loop, "_scheduled", ())
+    return len(scheduled), int(getattr(loop, "_timer_cancelled_count", 0))
 
 
 async def measure(
@@ -344,12 +374,15 @@ async def measure(
     running_rss = rss() - base
     loads = os.getloadavg()
 
+    timers = waiting_timers()
     pauses = Pauses()
     gc.callbacks.append(pauses)
     wall, cpu = time.perf_counter(), time.process_time()
     round_.released = True
     server.command("go")
+    sampler = asyncio.create_task(pauses.sample())
     await asyncio.gather(*tasks)
+    sampler.cancel()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     gc.callbacks.remove(pauses)
     latencies = sorted(round_.latencies)
@@ -396,6 +429,12 @@ async def measure(
         f"included); machine load average {loads[0]:.1f} on {os.cpu_count()} cores"
     )
     print(f"  garbage collector over that phase: {pauses.summary()}")
+    print(
+        f"  the collector's trigger (young count) peaked {pauses.peak:,} above its start "
+        f"({pauses.peak / count:.1f} per session; first threshold {gc.get_threshold()[0]:,}); "
+        f"{timers[0]:,} timers scheduled when released, {timers[1]:,} of them cancelled "
+        "ones not yet dropped"
+    )
     failures = round_.failures + traced.failures
     if failures:
         print(f"  {len(failures)} sessions failed, e.g. {failures[0]}")

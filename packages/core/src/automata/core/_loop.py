@@ -18,7 +18,6 @@ from automata.core._batch import STOPS_THE_PROGRAM, BatchContext, ToolBatch, err
 from automata.core._blocks import (
     Message,
     TextBlock,
-    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
@@ -26,7 +25,6 @@ from automata.core._call_ids import unique_call_ids, wire_call_ids
 from automata.core._cost import Cost, CostTally, PriceTable
 from automata.core._deps import RunContext
 from automata.core._errors import (
-    IncompleteResponseError,
     MaxStepsError,
     ProviderError,
     RunError,
@@ -35,21 +33,16 @@ from automata.core._errors import (
 )
 from automata.core._events import (
     HandoffEvent,
-    PartialOutputEvent,
     StreamEvent,
-    TextEvent,
-    ThinkingEvent,
-    ToolCallDeltaEvent,
-    ToolCallEvent,
     UsageEvent,
 )
 from automata.core._handoffs import Handoff, SystemSwap, requested_handoff, settings_after_handoff
 from automata.core._hooks import Hook, send_through
 from automata.core._limits import UsageLimits, UsageMeter
 from automata.core._model_retry import ToolRetries
+from automata.core._model_stream import emit_calls, emit_whole, stream_model
 from automata.core._options import CallOptions
 from automata.core._output_stage import OutputStage
-from automata.core._partial import NO_VALUE, PartialOutput
 from automata.core._policy import CallBudget, ToolPolicy
 from automata.core._prompts import (
     PromptFunction,
@@ -64,9 +57,6 @@ from automata.core._provider import (
     OutputSchema,
     Provider,
     StreamProvider,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
     ToolSpec,
 )
 from automata.core._replies import refusal
@@ -75,7 +65,7 @@ from automata.core._run_arguments import pending_calls
 from automata.core._scope import RunScope
 from automata.core._steps import ModelStep, RunRef, Step, ToolStep
 from automata.core._stop import StopReason
-from automata.core._structured import STRUCTURED_OUTPUT_TOOL, StructuredAttempt
+from automata.core._structured import StructuredAttempt
 from automata.core._threads import ThreadSlots, ToolThreads
 from automata.core._tools import Tool
 from automata.core._tracing import Tracing, logger
@@ -284,7 +274,7 @@ class RunLoop:
                         settings = self.settings
                         continue
                 self.open_calls = ()
-                self.emit_calls(calls)
+                emit_calls(self, calls)
                 attempt, abort = await ToolBatch(self.tool_batch_context(), calls).run()
                 if isinstance(abort, STOPS_THE_PROGRAM):
                     state.stop_reason = StopReason.ERROR
@@ -519,77 +509,10 @@ class RunLoop:
         """One provider call: streamed when someone listens and the provider can."""
         provider = self.settings.provider
         if self.emit is not None and provider.supports_streaming:
-            return await self.stream_model(cast(StreamProvider, provider), request)
+            return await stream_model(self, cast(StreamProvider, provider), request)
         response = await provider.complete(request)
         if self.emit is not None:
-            self.emit_whole(response.message)
-        return response
-
-    async def stream_model(self, provider: StreamProvider, request: ModelRequest) -> ModelResponse:
-        emit = self.emit
-        assert emit is not None
-        agent, invocation_id, depth = self.settings.agent, self.invocation_id, self.depth
-        text: list[str] = []
-        streamed = False
-        response: ModelResponse | None = None
-        structured = None if self.output is None else self.output.structured
-        partial: PartialOutput | None = None
-        try:
-            # The hot path of a streamed run: one pass per delta, events built inline.
-            async for item in provider.stream(request):
-                if isinstance(item, TextDelta):
-                    streamed = True
-                    text.append(item.text)
-                    emit(
-                        TextEvent(
-                            agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
-                        )
-                    )
-                elif isinstance(item, ThinkingDelta):
-                    streamed = True
-                    emit(
-                        ThinkingEvent(
-                            agent=agent, invocation_id=invocation_id, depth=depth, text=item.text
-                        )
-                    )
-                elif isinstance(item, ToolCallDelta):
-                    streamed = True
-                    emit(
-                        ToolCallDeltaEvent(
-                            agent=agent,
-                            invocation_id=invocation_id,
-                            depth=depth,
-                            call_id=item.id,
-                            name=item.name,
-                            delta=item.arguments,
-                        )
-                    )
-                    if structured is not None and item.name == STRUCTURED_OUTPUT_TOOL:
-                        if partial is None:
-                            partial = PartialOutput(structured.output_type, structured.wrapped)
-                        value = partial.feed(item.arguments)
-                        if value is not NO_VALUE:
-                            emit(
-                                PartialOutputEvent(
-                                    agent=agent,
-                                    invocation_id=invocation_id,
-                                    depth=depth,
-                                    output=value,
-                                )
-                            )
-                else:
-                    response = item
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not streamed:
-                raise
-            self.count_failed_call(exc)
-            raise self.incomplete_stream("".join(text), error_text(exc)) from exc
-        if response is None:
-            if not streamed:  # nothing arrived: an ordinary provider failure
-                raise ProviderError("provider stream ended without a response")
-            raise self.incomplete_stream("".join(text), "stream ended without a final message")
+            emit_whole(self, response.message)
         return response
 
     def count_failed_call(self, error: Exception) -> None:
@@ -621,16 +544,6 @@ class RunLoop:
             model or provider.model,
         )
 
-    def incomplete_stream(self, partial: str, why: str) -> RunError:
-        """The stream broke after content arrived: keep the partial text, never retry."""
-        if partial:
-            message = Message(role="assistant", content=(TextBlock(text=partial),))
-            self.state.final_message = message
-            self.transcript.append(message)
-        return self.fail(
-            IncompleteResponseError(f"response incomplete: {why}"), StopReason.INCOMPLETE
-        )
-
     def check_response(self, response: ModelResponse, has_calls: bool) -> None:
         """Refuse a reply that is not a usable assistant turn; it is not committed.
         `has_calls`: whether the reply's message calls tools."""
@@ -652,18 +565,3 @@ class RunLoop:
         return kind(
             agent=self.settings.agent, invocation_id=self.invocation_id, depth=self.depth, **fields
         )
-
-    def emit_whole(self, message: Message) -> None:
-        """A non-streaming provider's turn as one thinking and one text event."""
-        assert self.emit is not None
-        thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingBlock))
-        if thinking:
-            self.emit(self.tag(ThinkingEvent, text=thinking))
-        text = message.text
-        if text:
-            self.emit(self.tag(TextEvent, text=text))
-
-    def emit_calls(self, calls: tuple[ToolUseBlock, ...]) -> None:
-        if self.emit is not None:
-            for call in calls:
-                self.emit(self.tag(ToolCallEvent, call=call))
