@@ -41,7 +41,6 @@ from automata.threads._view import (
     ThreadPage,
     ThreadSummary,
     ThreadView,
-    build_view,
 )
 from automata.threads.store import NewRecord, RequestClaim, ThreadRow
 
@@ -110,9 +109,9 @@ class ThreadService:
     def _store(self) -> Any:
         return self._host.store
 
-    async def _view(self, thread_id: str) -> ThreadView:
-        fold, draft = await self._host.load_live(thread_id)
-        return build_view(fold, draft)
+    async def _view(self, thread_id: str, *, known: int | None = None) -> ThreadView:
+        fold, draft = await self._host.load_live(thread_id, known=known)
+        return self._host.view(fold, draft)
 
     # -- threads -------------------------------------------------------------------
 
@@ -165,9 +164,10 @@ class ThreadService:
         )
         if commit.duplicate:
             thread_id = json.loads(commit.outcome)["thread_id"]
-        else:
-            self._host.notify(None)
-        return await self._view(thread_id)
+            return await self._view(thread_id)
+        self._host.committed(thread_id, records, commit)
+        self._host.notify(None)
+        return await self._view(thread_id, known=commit.last_seq)
 
     async def import_transcript(
         self,
@@ -378,9 +378,10 @@ class ThreadService:
         )
         commit = await self._store.append(thread_id, [record], request=claim, active=True)
         if not commit.duplicate:
+            self._host.committed(thread_id, [record], commit)
             self._host.notify(thread_id)
         self._host.kick(thread_id)
-        return await self._view(thread_id)
+        return await self._view(thread_id, known=None if commit.duplicate else commit.last_seq)
 
     async def cancel(
         self, thread_id: str, *, request_key: str, keep_draft: bool = True
@@ -575,7 +576,7 @@ class ThreadService:
                 unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
                 if row.last_seq == shown[0] and unchanged:
                     continue
-                view = await self._view(thread_id)
+                view = await self._view(thread_id, known=row.last_seq)
             except (StoreClosedError, ThreadNotFoundError):
                 return
             if (view.version, view.live) == shown:

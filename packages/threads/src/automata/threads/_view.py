@@ -29,7 +29,10 @@ __all__ = [
     "ThreadSummary",
     "ThreadView",
     "ViewItem",
+    "assemble_view",
     "build_view",
+    "entry_items",
+    "view_entries",
 ]
 
 ItemKind = Literal["user", "thinking", "assistant", "tool_call", "interaction"]
@@ -253,18 +256,38 @@ def _message_items(entry: Entry, fold: ThreadFold) -> list[tuple[str, dict[str, 
     return items
 
 
-def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
-    """The view of a folded thread, with `draft` merged when it is the next reply of
-    the turn running now (a draft its step already committed, or of a turn that
-    stopped, is left out)."""
+def entry_items(entry: Entry, fold: ThreadFold, start: int) -> list[ViewItem]:
+    """The items of one transcript entry as `fold` stands, numbered from `start`."""
+    return [
+        ViewItem(id=key, ordinal=start + n, turn_id=entry.turn_id, **fields)
+        for n, (key, fields) in enumerate(_message_items(entry, fold))
+    ]
+
+
+def view_entries(fold: ThreadFold) -> list[Entry]:
+    """The entries a view shows: the transcript, then the input of a current turn
+    that has not started yet."""
     entries = list(fold.entries)
     current = fold.current
     if current is not None and not current.started:
         entries.append(input_entry(current))
+    return entries
+
+
+def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
+    """The view of a folded thread, with `draft` merged when it is the next reply of
+    the turn running now (a draft its step already committed, or of a turn that
+    stopped, is left out)."""
     items: list[ViewItem] = []
-    for entry in entries:
-        for key, fields in _message_items(entry, fold):
-            items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
+    for entry in view_entries(fold):
+        items += entry_items(entry, fold, len(items))
+    return assemble_view(fold, items, draft)
+
+
+def assemble_view(fold: ThreadFold, items: list[ViewItem], draft: Draft | None) -> ThreadView:
+    """The view of `fold` whose committed items are `items` (as `build_view` numbers
+    them), with `draft` merged as `build_view` merges it."""
+    current = fold.current
     live = 0
     if (
         draft is not None
@@ -275,6 +298,7 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         and fold.next_reply_key(current.turn_id) == draft.key
     ):
         live = draft.revision
+        items = list(items)
         for index, block in enumerate(draft.blocks):
             items.append(
                 ViewItem(
