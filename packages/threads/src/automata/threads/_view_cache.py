@@ -52,11 +52,8 @@ def _tool_blocks(entry: Entry) -> tuple[int, ...]:
 
 
 def _used(entry: Entry, tools: tuple[int, ...], fold: ThreadFold) -> Any:
-    """What of `fold` besides `entry` its items are made from (compared by value, the
-    fold's objects by identity first)."""
-    if entry.message.role == "user":
-        turn = None if entry.turn_id is None else fold.turns.get(entry.turn_id)
-        return None if turn is None else (turn.seq, turn.labels)
+    """What of `fold` besides `entry` the items of a reply calling tools are made
+    from (compared by value, the fold's objects by identity first)."""
     if not tools:
         return None
     used: list[Any] = []
@@ -107,8 +104,10 @@ class ViewCache:
             start = len(items)
             old = kept[position] if position < len(kept) else None
             if old is not None and old.entry is entry:
-                used = _used(entry, old.tools, fold)
-                if used == old.used:
+                # an entry without tool calls shows only itself (and a user entry its
+                # turn's labels, fixed by its input): nothing of the fold to compare
+                used = _used(entry, old.tools, fold) if old.tools else old.used
+                if used is old.used or used == old.used:
                     if old.items and old.items[0].ordinal != start:
                         old.items = [
                             dataclasses.replace(item, ordinal=start + n)
