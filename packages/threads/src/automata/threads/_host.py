@@ -293,6 +293,14 @@ class Host:
             self._folds[thread_id] = ThreadFold(thread_id)
         self._unfolded.setdefault(thread_id, []).append((commit, records))
 
+    def unfolded_to(self, thread_id: str) -> int | None:
+        """The journal position this process's own commits to `thread_id` not yet
+        folded reach (None when there are none): a subscriber woken by them folds them
+        in without asking the store (what another process wrote is seen at its next
+        look, within `poll_interval`)."""
+        unfolded = self._unfolded.get(thread_id)
+        return max(commit.last_seq for commit, _ in unfolded) if unfolded else None
+
     async def load_live(
         self, thread_id: str, *, known: int | None = None
     ) -> tuple[ThreadFold, Draft | None]:

@@ -567,16 +567,20 @@ class ThreadService:
                 return
             seen = self._host.change_count(thread_id)
             try:
-                row = await self._store.thread(thread_id)
-                if row is None:
-                    return
-                # a draft's growth is shown when the host publishes it (coalesced),
-                # not at every poll; its going is shown at once
-                draft = self._host.drafts.get(thread_id)
-                unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
-                if row.last_seq == shown[0] and unchanged:
-                    continue
-                view = await self._view(thread_id, known=row.last_seq)
+                # woken by this process's own commits, the view needs no store call
+                known = self._host.unfolded_to(thread_id)
+                if known is None:
+                    row = await self._store.thread(thread_id)
+                    if row is None:
+                        return
+                    # a draft's growth is shown when the host publishes it (coalesced),
+                    # not at every poll; its going is shown at once
+                    draft = self._host.drafts.get(thread_id)
+                    unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
+                    if row.last_seq == shown[0] and unchanged:
+                        continue
+                    known = row.last_seq
+                view = await self._view(thread_id, known=known)
             except (StoreClosedError, ThreadNotFoundError):
                 return
             if (view.version, view.live) == shown:
