@@ -9,7 +9,6 @@ asks the store which active threads have no live lease and claims them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -81,6 +80,7 @@ class Host:
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._feed: asyncio.Task[None] | None = None
+        self._polls: asyncio.Task[None] | None = None
         self.drafts = LiveDrafts(live_interval, self._wake)
 
     @classmethod
@@ -164,6 +164,8 @@ class Host:
                 tasks.append(self._recovery)
             if self._feed is not None:
                 tasks.append(self._feed)
+            if self._polls is not None:
+                tasks.append(self._polls)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -344,12 +346,24 @@ class Host:
 
     async def wait_change(self, thread_id: str | None, seen: int) -> None:
         """Wait until `thread_id` (None: any thread) changed in this process since
-        `seen`, the host closes, or `poll_interval` passes."""
+        `seen`, the host closes, or its next poll round starts (within
+        `poll_interval`)."""
         if self._closing:
             return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.poll_interval):
-                await self._changes.wait(thread_id, seen)
+        if self._polls is None:
+            self._polls = asyncio.create_task(self._poll_forever(), name="automata-host-polls")
+        await self._changes.wait(thread_id, seen)
+
+    async def _poll_forever(self) -> None:
+        """Start a poll round every `poll_interval` (on the loop's clock, without
+        drift): one timer for all of the host's subscribers, not one per wait."""
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        while True:
+            due += self.poll_interval
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            due = max(due, loop.time() - self.poll_interval)  # after a stall: no burst
+            self._changes.poll()
 
     async def check_thread(self, thread_id: str) -> None:
         if await self.store.thread(thread_id) is None:
