@@ -283,8 +283,10 @@ class ThreadRunner:
             transcript = fold.transcript
             if stray:
                 transcript.append(error_results([c.call for c in stray], CANCELLED))
-            await self._append(records, active=True)
-            fold = await self.load(self.thread_id)
+            started = await self._append(records, active=True)
+            # the journal as of the start (no read when nothing came between): a cancel
+            # committed after it revoked the lease, which refuses this run's next append
+            fold = await self.load(self.thread_id, known=started.last_seq)
             if fold.turns[turn.turn_id].phase != "running":
                 return  # cancelled while it was being started
             task = turn.message
