@@ -1,6 +1,7 @@
 """The view a host shares and folds from the last one (`ViewCache`) is the view a full
 rebuild gives (`build_view`), at every journal position of recorded journals of every
-kind the service writes, however many records each step folds in."""
+kind the service writes, however many records each step folds in; and a host's fold,
+taking its own commits without reading them back, is the journal's fold."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from automata.core import Agent, Message, ModelRequest, ToolPolicy, tool
 from automata.core.testing import FunctionProvider, Reply, tool_call, tool_calls
 from automata.threads import (
     AgentRequest,
+    Host,
     ThreadService,
     ThreadView,
     ask_user_tool,
@@ -18,7 +20,7 @@ from automata.threads import (
     todo_tool,
 )
 from automata.threads._fold import ThreadFold
-from automata.threads._records import decode
+from automata.threads._records import decode, encode, message_data
 from automata.threads._view import build_view
 from automata.threads._view_cache import ViewCache
 from automata.threads.store import Record, ThreadStore
@@ -174,3 +176,30 @@ async def test_a_cache_given_another_fold_of_the_thread_starts_over(
     for record in journal:
         whole.apply(decode(record))
     assert cache.view(whole) == rebuilt(journal)
+
+
+async def test_a_host_folds_its_own_commits_in_and_reads_what_others_wrote_between(
+    open_host: Callable[..., Awaitable[Host]], store: ThreadStore
+) -> None:
+    """What a host's fold holds after its own commits (folded without a read) and
+    another writer's records between them (read) is the journal's fold, in order."""
+    host = await open_host()
+    created = await store.create_thread("t", [encode("created", title="", parent_id=None)])
+    await host.load("t")
+
+    async def ours(text: str) -> None:
+        record = encode("message", turn=None, message=message_data(Message.user(text)))
+        host.committed("t", [record], await host.store.append("t", [record]))
+
+    await ours("one")
+    await ours("two")
+    await store.append("t", [encode("title", title="from elsewhere")])  # not this host's
+    await ours("three")
+    await ours("four")
+    fold = await host.load("t")
+    journal = list(await store.read("t", after=0, limit=store.max_page))
+    assert created.first_seq == 1
+    assert fold.last_seq == len(journal) == 6
+    assert build_view(fold) == rebuilt(journal)
+    assert fold.title == "from elsewhere"
+    assert [m.text for m in fold.transcript] == ["one", "two", "three", "four"]
