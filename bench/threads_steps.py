@@ -24,12 +24,14 @@ host's own costs with less noise.
 Durability: the store makes the commit carrying a turn's `dispatched` records durable
 (`synchronous = FULL`: synced before any tool runs); every other commit runs at
 `synchronous = NORMAL` (synced at checkpoints; a power loss may take the last ones).
-Printed last: single-record commits per second of a bare store, NORMAL against
-durable, and the wall time of one turn with no commit durable (the setting before),
-the dispatch commits durable (now) and every append durable, as ratios of the first
-(median of the rounds, fresh files in one temporary directory: point TMPDIR at a real
-disk, as fsync is free on tmpfs). Each durable commit costs one fsync of the log, so
-the figures depend on the disk. Benchmarks measure; they never assert.
+Then the store calls one durable turn makes (each a hop to the SQLite store's worker
+thread), by method: a count, steady under load. Printed last: single-record commits
+per second of a bare store, NORMAL against durable, and the wall time of one turn
+with no commit durable (the setting before), the dispatch commits durable (now) and
+every append durable, as ratios of the first (median of the rounds, fresh files in
+one temporary directory: point TMPDIR at a real disk, as fsync is free on tmpfs).
+Each durable commit costs one fsync of the log, so the figures depend on the disk.
+Benchmarks measure; they never assert.
 """
 
 from __future__ import annotations
@@ -42,15 +44,25 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from automata.core import Agent, Message, tool
 from automata.core.testing import Reply, ScriptedProvider, tool_call, tool_calls
 from automata.threads import AgentRequest, Host, MemoryStore, SQLiteStore, ThreadService
-from automata.threads.store import Commit, Lease, NewRecord, RequestClaim, ThreadStore
+from automata.threads.store import (
+    Commit,
+    Lease,
+    NewRecord,
+    Record,
+    RequestClaim,
+    ThreadRow,
+    ThreadStore,
+)
 
 
 def lookup(key: str) -> str:
@@ -205,6 +217,44 @@ class AllFull(ForcedDurability):
     durable = True
 
 
+class CountedCalls(SQLiteStore):
+    """The store, counting the calls a host makes of it (each a hop to its worker
+    thread and back), by method."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.calls: Counter[str] = Counter()
+
+    async def append(self, thread_id: str, records: Sequence[NewRecord], **options: Any) -> Commit:
+        self.calls["append"] += 1
+        return await super().append(thread_id, records, **options)
+
+    async def read(self, thread_id: str, **options: Any) -> list[Record]:
+        self.calls["read"] += 1
+        return await super().read(thread_id, **options)
+
+    async def thread(self, thread_id: str) -> ThreadRow | None:
+        self.calls["thread"] += 1
+        return await super().thread(thread_id)
+
+    async def claim(self, thread_id: str, owner: str, ttl: float) -> Lease | None:
+        self.calls["claim"] += 1
+        return await super().claim(thread_id, owner, ttl)
+
+    async def release(self, lease: Lease, **options: Any) -> bool:
+        self.calls["release"] += 1
+        return await super().release(lease, **options)
+
+
+async def store_calls(folder: Path, tools: int) -> None:
+    """The store calls of one durable turn (sent and followed to its end), a count
+    that does not move with the machine's load."""
+    store = CountedCalls(folder / "calls.db")
+    await durable_turns(store, 1, tools)
+    calls = ", ".join(f"{name} {count}" for name, count in sorted(store.calls.items()))
+    print(f"store calls per durable turn: {sum(store.calls.values())} ({calls})")
+
+
 async def commits_per_second(path: Path, count: int, *, durable: bool) -> float:
     store = SQLiteStore(path)
     await store.open()
@@ -296,6 +346,7 @@ async def main() -> None:
             print(
                 f"  >= 5,000 steps/s, 100 threads on SQLite: {hundred:.0f} ({hundred / 5000:.2f}x)"
             )
+        await store_calls(Path(folder), options.tools)
         await durability(Path(folder), options.tools, options.rounds, options.commits)
 
 

@@ -35,7 +35,6 @@ _STATUS: dict[str, ToolCallStatus] = {
 
 @dataclass(slots=True)
 class _Seen:
-    text: int = 0
     status: ToolCallStatus | None = None
 
 
@@ -50,19 +49,24 @@ class ViewDiffer:
     `users` is True (a replayed history); interactions are not updates (the server
     asks for permission instead)."""
 
-    __slots__ = ("_seen", "_todos", "_users")
+    __slots__ = ("_seen", "_texts", "_todos", "_users")
 
     def __init__(self, *, users: bool) -> None:
         self._users = users
         self._seen: dict[str, _Seen] = {}
+        self._texts: dict[tuple[str, str], int] = {}
+        """Text shown so far per message and kind: a live reply's draft joins text
+        blocks its committed message keeps apart, so text is followed per message
+        (what its items of one kind hold together), not per item."""
         self._todos: TodoList | None = None
 
     def prime(self, view: ThreadView) -> None:
         """Mark everything in `view` as already shown."""
         self._todos = view.todos
+        for _, key, written in _texts_of(view):
+            self._texts[key] = len(written)
         for item in view.items:
             seen = self._seen.setdefault(item.id, _Seen())
-            seen.text = len(item.text)
             if item.kind == "tool_call" and item.status is not None:
                 seen.status = _STATUS.get(item.status)
 
@@ -74,11 +78,14 @@ class ViewDiffer:
         if plan and todos is not None and todos.call_id is None:
             updates.append(_plan(todos))
             plan = False
+        texts = {id(item): (key, written) for item, key, written in _texts_of(view)}
         for item in view.items:
             seen = self._seen.setdefault(item.id, _Seen())
             if item.kind in ("user", "assistant", "thinking"):
-                fresh = item.text[seen.text :]
-                seen.text = max(seen.text, len(item.text))
+                key, written = texts[id(item)]
+                shown = self._texts.get(key, 0)
+                fresh = written[shown:]
+                self._texts[key] = max(shown, len(written))
                 if not fresh:
                     continue
                 if item.kind == "assistant":
@@ -128,6 +135,19 @@ class ViewDiffer:
         else:
             updates.append(update_tool_call(call_id, status=status))
         return updates
+
+
+def _texts_of(view: ThreadView) -> list[tuple[ViewItem, tuple[str, str], str]]:
+    """Each text item of `view` with its message and kind, and the text of that kind
+    the message holds up to and with it."""
+    texts: list[tuple[ViewItem, tuple[str, str], str]] = []
+    written: dict[tuple[str, str], str] = {}
+    for item in view.items:
+        if item.kind in ("user", "assistant", "thinking"):
+            key = (item.id.rpartition(".")[0], item.kind)
+            written[key] = written.get(key, "") + item.text
+            texts.append((item, key, written[key]))
+    return texts
 
 
 def _plan(todos: TodoList) -> Update:

@@ -3,7 +3,9 @@
 Each thread has its own count, and the thread list one of its own; a change wakes
 only the subscribers waiting on what changed (a thread's, and the list's when the
 list may have changed), so a host with many subscribed threads does work for a
-change in proportion to the subscribers of that thread, not to all of them.
+change in proportion to the subscribers of that thread, not to all of them. Waits
+need no timer each: the host starts poll rounds (`poll`) on one clock of its own,
+which wake every waiter to look for changes made elsewhere.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class ChangeSignals:
         self._counts: dict[str | None, int] = {}
         self._events: dict[str | None, asyncio.Event] = {}
         self._closed = False
+        self._polls = 0
 
     def count(self, key: str | None) -> int:
         """How often `key` (a thread id; None: the thread list) changed so far."""
@@ -33,6 +36,14 @@ class ChangeSignals:
         if event is not None:
             event.set()
 
+    def poll(self) -> None:
+        """Start a poll round: wake every waiter, whatever it waits for (each then
+        looks for changes other processes made)."""
+        self._polls += 1
+        for event in self._events.values():
+            event.set()
+        self._events.clear()
+
     def close(self) -> None:
         """Wake every waiter for good (the host shut down)."""
         self._closed = True
@@ -41,9 +52,10 @@ class ChangeSignals:
         self._events.clear()
 
     async def wait(self, key: str | None, seen: int) -> None:
-        """Wait until `key` changed since its count was `seen`, or `close` is called
-        (bound the wait with `asyncio.timeout`)."""
-        while not self._closed and self.count(key) == seen:
+        """Wait until `key` changed since its count was `seen`, the next poll round
+        starts (`poll`), or `close` is called."""
+        polls = self._polls
+        while not self._closed and self.count(key) == seen and self._polls == polls:
             event = self._events.get(key)
             if event is None:
                 event = self._events[key] = asyncio.Event()

@@ -9,10 +9,9 @@ asks the store which active threads have no live lease and claims them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
 from automata.threads._agents import AgentFactory
@@ -21,10 +20,12 @@ from automata.threads._draft import Draft, LiveDrafts
 from automata.threads._errors import HostClosedError, ThreadNotFoundError, ThreadsError
 from automata.threads._fold import ThreadFold
 from automata.threads._labels import HostMaps
-from automata.threads._records import decode
+from automata.threads._records import decode, decode_new
 from automata.threads._runner import ThreadRunner
 from automata.threads._text import check_text
-from automata.threads.store import ProgressCallback, ThreadStore
+from automata.threads._view import ThreadView
+from automata.threads._view_cache import ViewCache
+from automata.threads.store import Commit, NewRecord, ProgressCallback, ThreadStore
 
 if TYPE_CHECKING:
     from automata.threads._service import ThreadService
@@ -66,6 +67,8 @@ class Host:
         self._closed = asyncio.Event()
         self._shutdown: asyncio.Task[None] | None = None
         self._folds: dict[str, ThreadFold] = {}
+        self._views: dict[str, ViewCache] = {}
+        self._unfolded: dict[str, list[tuple[Commit, Sequence[NewRecord]]]] = {}
         self._runners: dict[str, asyncio.Task[None]] = {}
         self._wakes: dict[str, int] = {}
         self._supplemental: dict[tuple[str, str], str] = {}
@@ -77,6 +80,7 @@ class Host:
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._feed: asyncio.Task[None] | None = None
+        self._polls: asyncio.Task[None] | None = None
         self.drafts = LiveDrafts(live_interval, self._wake)
 
     @classmethod
@@ -160,6 +164,8 @@ class Host:
                 tasks.append(self._recovery)
             if self._feed is not None:
                 tasks.append(self._feed)
+            if self._polls is not None:
+                tasks.append(self._polls)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -192,6 +198,7 @@ class Host:
             secret=lambda key: self._secrets.pop((thread_id, key), None),
             woken=lambda: self._wakes.get(thread_id, 0),
             host_maps=self.host_maps,
+            committed=self.committed,
         )
         task = asyncio.create_task(runner.run(), name=f"automata-thread-{thread_id}")
         self._runners[thread_id] = task
@@ -251,13 +258,25 @@ class Host:
 
     # -- state ---------------------------------------------------------------------
 
-    async def load(self, thread_id: str) -> ThreadFold:
-        """The thread's folded state, brought up to the journal's end. Raises
-        `ThreadNotFoundError`, and `InvalidArgumentError` for an id that is not text."""
+    async def load(self, thread_id: str, *, known: int | None = None) -> ThreadFold:
+        """The thread's folded state, brought up to the journal's end (to `known`, a
+        `last_seq` the caller just read from the store, without reading the journal
+        when the fold is there already). Raises `ThreadNotFoundError`, and
+        `InvalidArgumentError` for an id that is not text."""
         check_text(thread_id, "a thread id")
         fold = self._folds.get(thread_id)
+        unfolded = self._unfolded.pop(thread_id, ())
         if fold is None:
             fold = ThreadFold(thread_id)
+        else:
+            for commit, written in sorted(unfolded, key=lambda kept: kept[0].first_seq):
+                if fold.last_seq == commit.first_seq - 1:
+                    for seq, new in enumerate(written, start=commit.first_seq):
+                        fold.apply(decode_new(thread_id, seq, new))
+                elif commit.last_seq > fold.last_seq:
+                    break  # a gap: the read below brings these back
+            if known is not None and fold.last_seq >= known:
+                return fold
         page = self.store.max_page
         while True:
             records = await self.store.read(thread_id, after=fold.last_seq, limit=page)
@@ -268,20 +287,54 @@ class Host:
         self._folds[thread_id] = fold
         return fold
 
-    async def load_live(self, thread_id: str) -> tuple[ThreadFold, Draft | None]:
-        """The thread's folded state and its draft here, if any. A draft ahead of the
-        fold (its step committed while the journal was being read) has the journal
-        read again, so a view never misses the reply both stand for."""
-        fold = await self.load(thread_id)
+    def committed(self, thread_id: str, records: Sequence[NewRecord], commit: Commit) -> None:
+        """Keep `records`, which this process just committed as `commit`, for the
+        next `load` of the thread to fold in without reading them back (folds change
+        only in `load`, as before). A fold never gets ahead of the journal: only
+        committed records are folded, in journal order, each once; any gap is read."""
+        if commit.duplicate or commit.last_seq - commit.first_seq + 1 != len(records):
+            return
+        if thread_id not in self._folds:
+            if commit.first_seq != 1:
+                return  # the next load reads the journal from its start
+            self._folds[thread_id] = ThreadFold(thread_id)
+        self._unfolded.setdefault(thread_id, []).append((commit, records))
+
+    def unfolded_to(self, thread_id: str) -> int | None:
+        """The journal position this process's own commits to `thread_id` not yet
+        folded reach (None when there are none): a subscriber woken by them folds them
+        in without asking the store (what another process wrote is seen at its next
+        look, within `poll_interval`)."""
+        unfolded = self._unfolded.get(thread_id)
+        return max(commit.last_seq for commit, _ in unfolded) if unfolded else None
+
+    async def load_live(
+        self, thread_id: str, *, known: int | None = None
+    ) -> tuple[ThreadFold, Draft | None]:
+        """The thread's folded state (see `load`) and its draft here, if any. A draft
+        ahead of the fold (its step committed while the journal was being read) has
+        the journal read again, so a view never misses the reply both stand for."""
+        fold = await self.load(thread_id, known=known)
         draft = self.drafts.get(thread_id)
-        known = draft is not None and draft.turn_id in fold.turns
-        if draft is not None and known and fold.next_reply_key(draft.turn_id) != draft.key:
+        known_turn = draft is not None and draft.turn_id in fold.turns
+        if draft is not None and known_turn and fold.next_reply_key(draft.turn_id) != draft.key:
             fold = await self.load(thread_id)
             draft = self.drafts.get(thread_id)
         return fold, draft
 
+    def view(self, fold: ThreadFold, draft: Draft | None) -> ThreadView:
+        """The view of `fold` with `draft` merged (`build_view`'s), built once per
+        journal position and draft revision for all of the thread's subscribers here
+        and folded from the last one (`ViewCache`)."""
+        cache = self._views.get(fold.thread_id)
+        if cache is None:
+            cache = self._views[fold.thread_id] = ViewCache()
+        return cache.view(fold, draft)
+
     def forget(self, thread_id: str) -> None:
         self._folds.pop(thread_id, None)
+        self._views.pop(thread_id, None)
+        self._unfolded.pop(thread_id, None)
 
     def notify(self, thread_id: str | None) -> None:
         """Tell subscribers a thread (or, with None, the thread list) changed."""
@@ -298,12 +351,24 @@ class Host:
 
     async def wait_change(self, thread_id: str | None, seen: int) -> None:
         """Wait until `thread_id` (None: any thread) changed in this process since
-        `seen`, the host closes, or `poll_interval` passes."""
+        `seen`, the host closes, or its next poll round starts (within
+        `poll_interval`)."""
         if self._closing:
             return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.poll_interval):
-                await self._changes.wait(thread_id, seen)
+        if self._polls is None:
+            self._polls = asyncio.create_task(self._poll_forever(), name="automata-host-polls")
+        await self._changes.wait(thread_id, seen)
+
+    async def _poll_forever(self) -> None:
+        """Start a poll round every `poll_interval` (on the loop's clock, without
+        drift): one timer for all of the host's subscribers, not one per wait."""
+        loop = asyncio.get_running_loop()
+        due = loop.time()
+        while True:
+            due += self.poll_interval
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            due = max(due, loop.time() - self.poll_interval)  # after a stall: no burst
+            self._changes.poll()
 
     async def check_thread(self, thread_id: str) -> None:
         if await self.store.thread(thread_id) is None:

@@ -76,6 +76,7 @@ __all__ = [
     "cost_field",
     "cost_from",
     "decode",
+    "decode_new",
     "encode",
     "message_data",
     "message_from",
@@ -135,6 +136,12 @@ def decode(record: Record) -> Decoded:
             "automata-ai-threads"
         )
     return Decoded(record.seq, record.kind, data, record.at)
+
+
+def decode_new(thread_id: str, seq: int, record: NewRecord) -> Decoded:
+    """`decode` of `record` as committed at `seq` (its commit time unknown: 0.0; the
+    fold does not read it)."""
+    return decode(Record(thread_id, seq, record.kind, record.data, 0.0))
 
 
 def message_data(message: Message) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from automata.core import (
     ActivityEvent,
@@ -106,7 +106,11 @@ __all__ = ["ThreadRunner"]
 
 log = logging.getLogger("automata.threads")
 
-Loader = Callable[[str], Awaitable[ThreadFold]]
+
+class Loader(Protocol):
+    """`Host.load`: the thread's fold, read up to the journal's end (or to `known`)."""
+
+    def __call__(self, thread_id: str, *, known: int | None = None) -> Awaitable[ThreadFold]: ...
 
 
 class ThreadRunner:
@@ -128,8 +132,10 @@ class ThreadRunner:
         secret: Callable[[str], str | None],
         woken: Callable[[], int],
         host_maps: HostMaps | None = None,
+        committed: Callable[[str, Sequence[NewRecord], Commit], None] | None = None,
     ) -> None:
         self.host_maps = host_maps or HostMaps()
+        self.committed = committed
         self.store = store
         self.thread_id = thread_id
         self.owner = owner
@@ -143,6 +149,7 @@ class ThreadRunner:
         self.woken = woken
         self.lease: Lease | None = None
         self.lost: LeaseLostError | None = None
+        self.last_commit: Commit | None = None
 
     async def run(self) -> None:
         """Claim the thread and run its turns until none is left."""
@@ -157,13 +164,20 @@ class ThreadRunner:
         assert main is not None
         renewer = asyncio.create_task(self._renew(main))
         released = False
+        ran: Commit | None = None  # this runner's last commit, when a turn ran since the claim
         try:
             while True:
                 wake = self.woken()
-                fold = await self.load(self.thread_id)
+                # after a turn, the journal as this runner left it (its commits folded in
+                # without a read): what came since is another's, and the fenced release
+                # below refuses to let go then, so the loop reads it (once: ran is reset)
+                known, ran = (None if ran is None else ran.last_seq), None
+                fold = await self.load(self.thread_id, known=known)
                 turn = fold.current
                 if turn is not None and turn.phase != "waiting":
+                    self.last_commit = None
                     await self._run_turn(fold, turn)
+                    ran = self.last_commit
                     continue
                 if await self.store.release(self.lease, if_last_seq=fold.last_seq):
                     released = True
@@ -214,6 +228,9 @@ class ThreadRunner:
         commit: Commit = await self.store.append(
             self.thread_id, records, fence=self.lease, active=active, durable=durable
         )
+        self.last_commit = commit
+        if self.committed is not None:  # the host's fold takes them without a read
+            self.committed(self.thread_id, records, commit)
         self.notify(self.thread_id)
         return commit
 
@@ -267,8 +284,10 @@ class ThreadRunner:
             transcript = fold.transcript
             if stray:
                 transcript.append(error_results([c.call for c in stray], CANCELLED))
-            await self._append(records, active=True)
-            fold = await self.load(self.thread_id)
+            started = await self._append(records, active=True)
+            # the journal as of the start (no read when nothing came between): a cancel
+            # committed after it revoked the lease, which refuses this run's next append
+            fold = await self.load(self.thread_id, known=started.last_seq)
             if fold.turns[turn.turn_id].phase != "running":
                 return  # cancelled while it was being started
             task = turn.message

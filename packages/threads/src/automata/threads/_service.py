@@ -48,7 +48,6 @@ from automata.threads._view import (
     ThreadPage,
     ThreadSummary,
     ThreadView,
-    build_view,
 )
 from automata.threads.store import NewRecord
 
@@ -71,9 +70,9 @@ class ThreadService:
     def _store(self) -> Any:
         return self._host.store
 
-    async def _view(self, thread_id: str) -> ThreadView:
-        fold, draft = await self._host.load_live(thread_id)
-        return build_view(fold, draft)
+    async def _view(self, thread_id: str, *, known: int | None = None) -> ThreadView:
+        fold, draft = await self._host.load_live(thread_id, known=known)
+        return self._host.view(fold, draft)
 
     # -- threads -------------------------------------------------------------------
 
@@ -126,9 +125,10 @@ class ThreadService:
         )
         if commit.duplicate:
             thread_id = json.loads(commit.outcome)["thread_id"]
-        else:
-            self._host.notify(None)
-        return await self._view(thread_id)
+            return await self._view(thread_id)
+        self._host.committed(thread_id, records, commit)
+        self._host.notify(None)
+        return await self._view(thread_id, known=commit.last_seq)
 
     async def import_transcript(
         self,
@@ -339,9 +339,10 @@ class ThreadService:
         )
         commit = await self._store.append(thread_id, [record], request=claim, active=True)
         if not commit.duplicate:
+            self._host.committed(thread_id, [record], commit)
             self._host.notify(thread_id)
         self._host.kick(thread_id)
-        return await self._view(thread_id)
+        return await self._view(thread_id, known=None if commit.duplicate else commit.last_seq)
 
     async def cancel(
         self, thread_id: str, *, request_key: str, keep_draft: bool = True
@@ -527,16 +528,20 @@ class ThreadService:
                 return
             seen = self._host.change_count(thread_id)
             try:
-                row = await self._store.thread(thread_id)
-                if row is None:
-                    return
-                # a draft's growth is shown when the host publishes it (coalesced),
-                # not at every poll; its going is shown at once
-                draft = self._host.drafts.get(thread_id)
-                unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
-                if row.last_seq == shown[0] and unchanged:
-                    continue
-                view = await self._view(thread_id)
+                # woken by this process's own commits, the view needs no store call
+                known = self._host.unfolded_to(thread_id)
+                if known is None:
+                    row = await self._store.thread(thread_id)
+                    if row is None:
+                        return
+                    # a draft's growth is shown when the host publishes it (coalesced),
+                    # not at every poll; its going is shown at once
+                    draft = self._host.drafts.get(thread_id)
+                    unchanged = shown[1] == 0 if draft is None else draft.published <= shown[1]
+                    if row.last_seq == shown[0] and unchanged:
+                        continue
+                    known = row.last_seq
+                view = await self._view(thread_id, known=known)
             except (StoreClosedError, ThreadNotFoundError):
                 return
             if (view.version, view.live) == shown:

@@ -31,7 +31,10 @@ __all__ = [
     "ThreadSummary",
     "ThreadView",
     "ViewItem",
+    "assemble_view",
     "build_view",
+    "entry_items",
+    "view_entries",
 ]
 
 ItemKind = Literal["user", "thinking", "assistant", "tool_call", "interaction"]
@@ -265,14 +268,60 @@ def _message_items(
     return items
 
 
-def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
-    """The view of a folded thread, with `draft` merged when it is the next reply of
-    the turn running now (a draft its step already committed, or of a turn that
-    stopped, is left out)."""
+def entry_items(
+    entry: Entry,
+    fold: ThreadFold,
+    start: int,
+    running: Mapping[str, Activity] | None = None,
+) -> list[ViewItem]:
+    """The items of one transcript entry as `fold` stands, numbered from `start`, a
+    running call showing its live activity from `running` (see `running_activity`)."""
+    return [
+        ViewItem(id=key, ordinal=start + n, turn_id=entry.turn_id, **fields)
+        for n, (key, fields) in enumerate(_message_items(entry, fold, running))
+    ]
+
+
+def view_entries(fold: ThreadFold) -> list[Entry]:
+    """The entries a view shows: the transcript, then the input of a current turn
+    that has not started yet."""
     entries = list(fold.entries)
     current = fold.current
     if current is not None and not current.started:
         entries.append(input_entry(current))
+    return entries
+
+
+def running_activity(fold: ThreadFold, draft: Draft | None) -> Mapping[str, Activity] | None:
+    """The live activity of the calls running now (AC7): the draft's, when `draft` is
+    the next reply of the turn running now; None otherwise."""
+    current = fold.current
+    if (
+        draft is not None
+        and current is not None
+        and current.turn_id == draft.turn_id
+        and current.phase == "running"
+        and fold.next_reply_key(current.turn_id) == draft.key
+    ):
+        return draft.activity
+    return None
+
+
+def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
+    """The view of a folded thread, with `draft` merged when it is the next reply of
+    the turn running now (a draft its step already committed, or of a turn that
+    stopped, is left out)."""
+    running = running_activity(fold, draft)
+    items: list[ViewItem] = []
+    for entry in view_entries(fold):
+        items += entry_items(entry, fold, len(items), running)
+    return assemble_view(fold, items, draft)
+
+
+def assemble_view(fold: ThreadFold, items: list[ViewItem], draft: Draft | None) -> ThreadView:
+    """The view of `fold` whose committed items are `items` (as `build_view` numbers
+    them), with `draft` merged as `build_view` merges it."""
+    current = fold.current
     merged = (
         draft is not None
         and current is not None
@@ -280,14 +329,10 @@ def build_view(fold: ThreadFold, draft: Draft | None = None) -> ThreadView:
         and current.phase == "running"
         and fold.next_reply_key(current.turn_id) == draft.key
     )
-    running = draft.activity if merged and draft is not None else None
-    items: list[ViewItem] = []
-    for entry in entries:
-        for key, fields in _message_items(entry, fold, running):
-            items.append(ViewItem(id=key, ordinal=len(items), turn_id=entry.turn_id, **fields))
     live = 0
     if merged and draft is not None and (draft.blocks or draft.activity):
         live = draft.revision
+        items = list(items)
         for index, block in enumerate(draft.blocks):
             items.append(
                 ViewItem(
