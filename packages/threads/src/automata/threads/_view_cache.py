@@ -73,7 +73,17 @@ def _used(
         asked = fold.interaction_for(call)
         block = entry.message.content[index]
         live = running.get(block.id) if running and isinstance(block, ToolUseBlock) else None
-        shown = (call, call.dispatched, call.result, call.activity, live)
+        in_call = tuple(  # the questions the call asked while it ran (P27)
+            (
+                found,
+                found.answered,
+                found.answer,
+                found.unanswerable,
+                fold.turns[found.turn_id].finished,
+            )
+            for found in fold.asked_by(call)
+        )
+        shown = (call, call.dispatched, call.result, call.activity, live, in_call)
         if asked is None:
             used.append(shown)
         else:
