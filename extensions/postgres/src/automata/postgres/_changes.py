@@ -6,6 +6,12 @@ the channel, in any host. The feed holds one dedicated connection (not from the 
 a listening connection must stay the same one), reconnects with a growing pause when it
 fails, and ends when the store closes. Notifications sent while it reconnects are lost;
 hosts therefore keep polling, only less often.
+
+Each id names the thread; an id sent by a commit of this very store (its notification
+came from a server process one of the store's own connections ran on) is an
+`OwnCommit`, a `str` equal to the id whose `committed_here` is True, so a host that
+already told its subscribers of its own commits can pass over the echo. Every id is
+yielded all the same, the store's own included.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from automata.threads import StoreClosedError
 if TYPE_CHECKING:
     from automata.postgres._store import PostgresStore
 
-__all__ = ["CHECK_CLOSED_EVERY", "listen"]
+__all__ = ["CHECK_CLOSED_EVERY", "OwnCommit", "listen"]
 
 CHECK_CLOSED_EVERY = 0.25
 """Seconds between checks, while no notification arrives, that the store is open."""
@@ -30,9 +36,22 @@ CHECK_CLOSED_EVERY = 0.25
 _RETRY_FIRST, _RETRY_MOST = 0.1, 5.0
 
 
+class OwnCommit(str):
+    """A thread id the feed names for a commit made through the store itself (equal to
+    the id as a `str`)."""
+
+    __slots__ = ()
+
+    @property
+    def committed_here(self) -> bool:
+        """True: the commit was made by the store whose feed yields this id."""
+        return True
+
+
 async def listen(store: PostgresStore) -> AsyncGenerator[str, None]:
     """Yield the thread ids committed to in `store`'s schema, by any host, until the
-    store closes. Raises `StoreClosedError` when the store is not open at the start."""
+    store closes, those committed through `store` as `OwnCommit`s. Raises
+    `StoreClosedError` when the store is not open at the start."""
     if not store.is_open:
         raise StoreClosedError(f"the PostgreSQL store on schema {store.schema!r} is not open")
     conninfo, kwargs = await store.conninfo()
@@ -50,7 +69,8 @@ async def listen(store: PostgresStore) -> AsyncGenerator[str, None]:
             pause = _RETRY_FIRST
             while store.is_open:
                 async for notice in connection.notifies(timeout=CHECK_CLOSED_EVERY):
-                    yield notice.payload
+                    own = store._sent_by_own_connection(notice.pid)
+                    yield OwnCommit(notice.payload) if own else notice.payload
                     if not store.is_open:
                         return
         except psycopg.OperationalError:
