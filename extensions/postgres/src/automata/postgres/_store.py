@@ -184,7 +184,9 @@ class PostgresStore(ThreadStore):
         whether `work` may run again after its connection broke mid-way ("again":
         reads, idempotent writes, writes with a request key) or only when it is known
         not to have committed ("once"). `pool` is the open store's pool, taken while it
-        was open by a call that started then (a flush of queued appends)."""
+        was open by a call that started then (a flush of queued calls, itself a task
+        `close` waits for and no caller cancels: `work` then runs in it)."""
+        flushing = pool is not None
         if pool is None:
             pool = self._live_pool()
 
@@ -206,6 +208,8 @@ class PostgresStore(ThreadStore):
             raise AssertionError("unreachable")
 
         try:
+            if flushing:
+                return await attempt()
             return await asyncio.shield(self._spawn(attempt()))
         except psycopg.Error as error:
             raise StoreError(
