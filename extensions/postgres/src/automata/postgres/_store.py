@@ -184,9 +184,7 @@ class PostgresStore(ThreadStore):
         whether `work` may run again after its connection broke mid-way ("again":
         reads, idempotent writes, writes with a request key) or only when it is known
         not to have committed ("once"). `pool` is the open store's pool, taken while it
-        was open by a call that started then (a flush of queued calls, itself a task
-        `close` waits for and no caller cancels: `work` then runs in it)."""
-        flushing = pool is not None
+        was open by a call that started then (a flush of queued calls)."""
         if pool is None:
             pool = self._live_pool()
 
@@ -208,8 +206,6 @@ class PostgresStore(ThreadStore):
             raise AssertionError("unreachable")
 
         try:
-            if flushing:
-                return await attempt()
             return await asyncio.shield(self._spawn(attempt()))
         except psycopg.Error as error:
             raise StoreError(
@@ -291,7 +287,10 @@ class PostgresStore(ThreadStore):
 
     def _sent_by_own_connection(self, backend_pid: int) -> bool:
         """Whether `backend_pid` is the server process of a connection this store ran a
-        call on (a notification it sent is the echo of the store's own commit)."""
+        call on (a notification it sent is the echo of the store's own commit). The
+        ids of connections since closed stay until the store closes: a later server
+        process given such an id has its ids marked too, and a host passing one over
+        then sees that change at its next poll, so a mark only ever delays a wake-up."""
         return backend_pid in self._backends
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
