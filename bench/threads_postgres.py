@@ -17,7 +17,8 @@ ranges are printed, with the PostgreSQL median as a ratio of the SQLite one.
 
 Beside the wall-clock figure, which a shared machine's load moves a lot, each round
 prints counts that it does not move: the hosts' CPU per committed step, the server's
-(on a server started here), and the server's transactions per step. The server's
+(on a server started here), the server's transactions per step and, on PostgreSQL, the
+hosts' calls of the store per step, by kind. The server's
 durability settings are printed as they were; `--fsync` runs the PostgreSQL side again
 on the same throwaway server restarted with `fsync`, `synchronous_commit` and
 `full_page_writes` on (the server's own defaults). Benchmarks measure; they never assert.
@@ -37,7 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import aclosing
 from pathlib import Path
 
@@ -92,29 +93,60 @@ async def child(target: str, schema: str, threads: int, tools: int, name: str) -
     def factory(request: AgentRequest) -> Agent[None]:
         return Agent(ScriptedProvider(script(tools)), system_prompt="bench", tools=[LOOKUP])
 
-    host = await Host.open(open_store(target, schema))
+    store = open_store(target, schema)
+    calls = count_calls(store)
+    host = await Host.open(store)
     try:
         service = host.thread_service(factory)
         made = [await service.create(request_key=f"{name}-c{n}") for n in range(threads)]
         print(json.dumps({"ready": True}), flush=True)
         await asyncio.to_thread(sys.stdin.readline)
+        calls.clear()
         started, cpu = time.perf_counter(), time.process_time()
         for n, thread in enumerate(made):
             await service.send(thread.thread_id, "go", request_key=f"{name}-s{n}")
         await asyncio.gather(*(settle(service, thread.thread_id) for thread in made))
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-        print(json.dumps({"seconds": seconds, "cpu": cpu}), flush=True)
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "calls": calls}), flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # the server's counts are read
     finally:
         await host.shutdown()
 
 
+_COUNTED = ("append", "read", "thread", "claim", "renew", "release", "list_threads")
+
+
+def count_calls(store: ThreadStore) -> dict[str, int]:
+    """Count the host's calls of `store`'s methods, by name (an append with a request
+    key as "append keyed"), in the dict returned."""
+    calls: dict[str, int] = {}
+
+    def counted(name: str, method: Callable[..., Awaitable[object]]) -> Callable[..., object]:
+        async def call(*args: object, **kwargs: object) -> object:
+            kind = "append keyed" if name == "append" and kwargs.get("request") else name
+            calls[kind] = calls.get(kind, 0) + 1
+            return await method(*args, **kwargs)
+
+        return call
+
+    for name in _COUNTED:
+        setattr(store, name, counted(name, getattr(store, name)))
+    return calls
+
+
 @dataclasses.dataclass(frozen=True)
 class Round:
-    """One run of one store: the slowest host's seconds and all hosts' CPU seconds."""
+    """One run of one store: the slowest host's seconds, all hosts' CPU seconds and
+    their calls of the store."""
 
     seconds: float
     cpu: float
+    calls: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def per_step(self, steps: int) -> str:
+        """The store calls per committed step, by kind."""
+        shown = (f"{kind} {n / steps:.2f}" for kind, n in sorted(self.calls.items()))
+        return "store calls/step: " + ", ".join(shown)
 
 
 def run(
@@ -153,7 +185,11 @@ def run(
         for process in children:
             process.wait(timeout=60)
         cpu = None if before[0] is None or after[0] is None else after[0] - before[0]
-        spent = Round(max(r["seconds"] for r in reports), sum(r["cpu"] for r in reports))
+        calls: dict[str, int] = {}
+        for report in reports:
+            for kind, n in report["calls"].items():
+                calls[kind] = calls.get(kind, 0) + n
+        spent = Round(max(r["seconds"] for r in reports), sum(r["cpu"] for r in reports), calls)
         return spent, cpu, after[1] - before[1]
     finally:
         for process in children:
@@ -273,6 +309,7 @@ def measure(server: Server, folder: Path, options: argparse.Namespace) -> None:
                 f"hosts {result.cpu * per_step:.3f}{served} ms CPU/step, "
                 f"{(transactions - 1) / steps:.2f} writing transactions/step"
             )
+            print(f"    {result.per_step(steps)}")
     print(f"SQLite:     {_spread(sqlite)}")
     ratio = statistics.median(postgres) / statistics.median(sqlite)
     print(f"PostgreSQL: {_spread(postgres)}  ({ratio:.2f}x SQLite)")

@@ -151,6 +151,7 @@ class Queries:
             "ON true ORDER BY a.item, r.seq"
         )
         self.row = q("SELECT {row} FROM {s}.threads WHERE thread_id = %s")
+        self.rows = q("SELECT {row} FROM {s}.threads WHERE thread_id = ANY(%s::text[])")
         self.top_level = q(
             "SELECT {row} FROM {s}.threads WHERE parent_id IS NULL AND ordinal < %s "
             "ORDER BY ordinal DESC LIMIT %s"

@@ -25,6 +25,7 @@ __all__ = [
     "release",
     "renew",
     "thread_row",
+    "thread_rows",
 ]
 
 _Connection = AsyncConnection[TupleRow]
@@ -85,6 +86,18 @@ async def thread_row(connection: _Connection, q: Queries, thread_id: str) -> Thr
     cursor = await connection.execute(q.row, (thread_id,))
     found = await cursor.fetchone()
     return None if found is None else _row(found)
+
+
+async def thread_rows(
+    connection: _Connection, q: Queries, thread_ids: Sequence[str]
+) -> list[tuple[ThreadRow | None] | Exception]:
+    """The rows of `thread_ids` in one statement (one snapshot), in order, each in a
+    tuple of one (None for no such thread: a batch's answers are never None)."""
+    if len(thread_ids) == 1:
+        return [(await thread_row(connection, q, thread_ids[0]),)]
+    cursor = await connection.execute(q.rows, (list(thread_ids),))
+    found = {row.thread_id: row for row in map(_row, await cursor.fetchall())}
+    return [(found.get(thread_id),) for thread_id in thread_ids]
 
 
 async def list_threads(

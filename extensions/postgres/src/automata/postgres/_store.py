@@ -149,6 +149,8 @@ class PostgresStore(ThreadStore):
         self._tree_lock = f"automata.threads.tree:{self.schema}"
         self._appends: BatchQueue[AppendItem, Commit] | None = None
         self._reads: BatchQueue[reads.ReadItem, list[Record]] | None = None
+        self._rows: BatchQueue[str, tuple[ThreadRow | None]] | None = None
+        self._backends: set[int] = set()  # server processes of the store's connections
 
     async def _configure(self, connection: _Connection) -> None:
         """Make the server end a transaction of ours that stalls (its process paused or
@@ -182,14 +184,22 @@ class PostgresStore(ThreadStore):
         whether `work` may run again after its connection broke mid-way ("again":
         reads, idempotent writes, writes with a request key) or only when it is known
         not to have committed ("once"). `pool` is the open store's pool, taken while it
-        was open by a call that started then (a flush of queued appends)."""
+        was open by a call that started then (a flush of queued calls)."""
         if pool is None:
             pool = self._live_pool()
+
+        backends = self._backends
+
+        async def tracked(connection: _Connection) -> _T:
+            backends.add(connection.info.backend_pid)
+            return await work(connection)
 
         async def attempt() -> _T:
             for tries in range(_UNIQUE_RETRIES):
                 try:
-                    return await connections.run(pool, work, transaction=transaction, safety=safety)
+                    return await connections.run(
+                        pool, tracked, transaction=transaction, safety=safety
+                    )
                 except psycopg.errors.UniqueViolation:
                     if tries == _UNIQUE_RETRIES - 1:
                         raise
@@ -256,6 +266,33 @@ class PostgresStore(ThreadStore):
             )
         return self._reads
 
+    def _row_queue(self) -> BatchQueue[str, tuple[ThreadRow | None]]:
+        """The queue of thread rows asked for (`thread`), run on the open pool."""
+        pool = self._live_pool()
+        if self._rows is None:
+            q = self._q
+
+            async def run(thread_ids: Sequence[str]) -> list[tuple[ThreadRow | None] | Exception]:
+                return await self._run(
+                    lambda connection: reads.thread_rows(connection, q, thread_ids),
+                    transaction=False,
+                    safety="again",
+                    pool=pool,
+                )
+
+            self._rows = BatchQueue(
+                run, lambda thread_id: _first(run([thread_id])), self._spawn, flushers=_FLUSHERS
+            )
+        return self._rows
+
+    def _sent_by_own_connection(self, backend_pid: int) -> bool:
+        """Whether `backend_pid` is the server process of a connection this store ran a
+        call on (a notification it sent is the echo of the store's own commit). The
+        ids of connections since closed stay until the store closes: a later server
+        process given such an id has its ids marked too, and a host passing one over
+        then sees that change at its next poll, so a mark only ever delays a wake-up."""
+        return backend_pid in self._backends
+
     def _finished(self, task: asyncio.Task[Any]) -> None:
         """Forget a finished call; its outcome is retrieved here too, as a caller that
         was cancelled while it ran never asks for it."""
@@ -309,6 +346,8 @@ class PostgresStore(ThreadStore):
         while self._running:
             await asyncio.gather(*self._running, return_exceptions=True)
         self._appends = self._reads = None
+        self._rows = None
+        self._backends.clear()
         if self._given_pool is None:
             await pool.close()
 
@@ -325,8 +364,10 @@ class PostgresStore(ThreadStore):
     def changes(self) -> AsyncGenerator[str, None]:
         """Thread ids as commits to them happen in any host on this schema, from a
         dedicated LISTEN connection that reconnects after a failure (ids committed
-        while it reconnects are missed). Ends when the store closes; `aclose()` it (or
-        use `contextlib.aclosing`) to stop listening earlier."""
+        while it reconnects are missed). An id committed through this store itself
+        comes as an `OwnCommit` (equal to the id; `committed_here` is True). Ends when
+        the store closes; `aclose()` it (or use `contextlib.aclosing`) to stop
+        listening earlier."""
         return listen(self)
 
     @property
@@ -472,12 +513,10 @@ class PostgresStore(ThreadStore):
         return await self._read_queue().submit(reads.ReadItem(thread_id, after, limit))
 
     async def thread(self, thread_id: str) -> ThreadRow | None:
-        q = self._q
-        return await self._run(
-            lambda connection: reads.thread_row(connection, q, thread_id),
-            transaction=False,
-            safety="again",
-        )
+        """See `ThreadStore.thread`: rows asked for while others are in flight share
+        one statement (`_batches`)."""
+        (row,) = await self._row_queue().submit(thread_id)
+        return row
 
     async def list_threads(
         self,

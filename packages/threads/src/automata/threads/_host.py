@@ -76,6 +76,7 @@ class Host:
         """The host maps of sends to this host, in memory only (RL5)."""
         self._secrets: dict[tuple[str, str], str] = {}
         self._changes = ChangeSignals()
+        self._told: dict[str, int] = {}  # threads notified here since their last echo
         self._service: ThreadService | None = None
         self._factory: AgentFactory | None = None
         self._recovery: asyncio.Task[None] | None = None
@@ -245,10 +246,16 @@ class Host:
 
     async def _follow(self, feed: AsyncIterator[str]) -> None:
         """Wake this host's subscribers when the store's change feed names a thread
-        another process committed to; polling goes on beside it."""
+        another process committed to; polling goes on beside it. An id the feed marks
+        as committed through this host's own store (`committed_here`) is passed over
+        when this host has told its subscribers of a change of that thread since the
+        last such echo (its writers notify as they commit)."""
         try:
             async for thread_id in feed:
-                self.notify(thread_id)
+                if getattr(thread_id, "committed_here", False) and self._told.pop(thread_id, 0):
+                    continue
+                self._changes.bump(thread_id)
+                self._changes.bump(None)
         except Exception:
             log.exception("the store's change feed failed; subscriptions poll")
         finally:
@@ -340,6 +347,8 @@ class Host:
         """Tell subscribers a thread (or, with None, the thread list) changed."""
         if thread_id is not None:
             self._changes.bump(thread_id)
+            if self._feed is not None:
+                self._told[thread_id] = 1
         self._changes.bump(None)
 
     def _wake(self, thread_id: str) -> None:
