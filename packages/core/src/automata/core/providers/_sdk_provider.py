@@ -15,7 +15,7 @@ from automata.core._options import CallOptions
 from automata.core._provider import ModelRequest, ModelResponse, ProviderStreamItem
 from automata.core._retry import RetryPolicy, parse_retry_after, retry
 from automata.core.providers._client_streams import client_event_stream
-from automata.core.providers._deadline import Expired, Watch
+from automata.core.providers._deadline import Deadlines, Expired, Watch
 from automata.core.providers._raw import post_raw
 from automata.core.providers._reply_cap import (
     DEFAULT_MAX_REPLY_BYTES,
@@ -146,6 +146,7 @@ class SDKProvider(ABC, Generic[ClientT]):
         self.call_timeout = call_timeout
         self.stream_idle_timeout = stream_idle_timeout
         self._sleep = sleep
+        self._deadlines: Deadlines | None = None
 
     @property
     def model(self) -> str:
@@ -348,7 +349,11 @@ class SDKProvider(ABC, Generic[ClientT]):
         does not stream has no idle limit: its reply comes whole)."""
         call_timeout = options.call_timeout or self.call_timeout
         idle = (options.stream_idle_timeout or self.stream_idle_timeout) if streaming else None
-        return Watch(call_timeout, idle)
+        loop = asyncio.get_running_loop()
+        deadlines = self._deadlines
+        if deadlines is None or deadlines.loop is not loop:
+            deadlines = self._deadlines = Deadlines(loop)  # one per loop the provider serves
+        return Watch(call_timeout, idle, deadlines)
 
     def _timed_out(self, reason: str) -> ProviderTimeoutError:
         return ProviderTimeoutError(
