@@ -71,6 +71,7 @@ from automata.threads.store import (
 __all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_STALLED_TRANSACTION_TIMEOUT", "PostgresStore"]
 
 _T = TypeVar("_T")
+_I = TypeVar("_I")
 _Connection = AsyncConnection[TupleRow]
 _Pool = AsyncConnectionPool[_Connection]
 _UNIQUE_RETRIES = 3
@@ -251,39 +252,34 @@ class PostgresStore(ThreadStore):
         """The queue of reads, run on the open pool."""
         pool = self._live_pool()
         if self._reads is None:
-            q = self._q
-
-            async def run(items: Sequence[reads.ReadItem]) -> list[list[Record] | Exception]:
-                return await self._run(
-                    lambda connection: reads.read_many(connection, q, items),
-                    transaction=False,
-                    safety="again",
-                    pool=pool,
-                )
-
-            self._reads = BatchQueue(
-                run, lambda item: _first(run([item])), self._spawn, flushers=_FLUSHERS
-            )
+            self._reads = self._batched_reads(pool, reads.read_many)
         return self._reads
 
     def _row_queue(self) -> BatchQueue[str, tuple[ThreadRow | None]]:
         """The queue of thread rows asked for (`thread`), run on the open pool."""
         pool = self._live_pool()
         if self._rows is None:
-            q = self._q
-
-            async def run(thread_ids: Sequence[str]) -> list[tuple[ThreadRow | None] | Exception]:
-                return await self._run(
-                    lambda connection: reads.thread_rows(connection, q, thread_ids),
-                    transaction=False,
-                    safety="again",
-                    pool=pool,
-                )
-
-            self._rows = BatchQueue(
-                run, lambda thread_id: _first(run([thread_id])), self._spawn, flushers=_FLUSHERS
-            )
+            self._rows = self._batched_reads(pool, reads.thread_rows)
         return self._rows
+
+    def _batched_reads(
+        self,
+        pool: _Pool,
+        fetch: Callable[[_Connection, Queries, Sequence[_I]], Awaitable[list[_T | Exception]]],
+    ) -> BatchQueue[_I, _T]:
+        """A queue whose waiting items `fetch` answers in one statement (outside a
+        transaction, safe to run again after a broken connection)."""
+        q = self._q
+
+        async def run(items: Sequence[_I]) -> list[_T | Exception]:
+            return await self._run(
+                lambda connection: fetch(connection, q, items),
+                transaction=False,
+                safety="again",
+                pool=pool,
+            )
+
+        return BatchQueue(run, lambda item: _first(run([item])), self._spawn, flushers=_FLUSHERS)
 
     def _sent_by_own_connection(self, backend_pid: int) -> bool:
         """Whether `backend_pid` is the server process of a connection this store ran a
